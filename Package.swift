@@ -1,0 +1,55 @@
+// swift-tools-version:6.0
+// Fleet: a load and simulation test bench for the speaking-practice app's backend.
+// Module graph (dependencies point one way, C never leaks past its wrapper):
+//   C libraries ─▶ FleetHTTP (libcurl) · FleetSQLite (sqlite3) · FleetAudio (libsndfile)
+//   FleetCore (clock, seeded RNG, SHA-256/HMAC) ◀─ everything
+//   FleetMetrics ◀─ FleetClient ◀─ FleetJourneys ◀─ FleetRunner ◀─ FleetCLI ◀─ fleet
+//   FleetStack (reference stack) and FleetReport stand beside them; only FleetCLI sees all.
+import PackageDescription
+
+let package = Package(
+    name: "Fleet",
+    products: [
+        .executable(name: "fleet", targets: ["fleet"]),
+    ],
+    targets: [
+        // MARK: C libraries, each imported in exactly one Swift module.
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl",
+                       providers: [.apt(["libcurl4-openssl-dev"])]),
+        // libcurl's setopt/getinfo are variadic and cannot be called from Swift.
+        .target(name: "CCurlShim", dependencies: ["CCurl"]),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3",
+                       providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CSndfile", pkgConfig: "sndfile",
+                       providers: [.apt(["libsndfile1-dev"])]),
+
+        // MARK: Libraries.
+        .target(name: "FleetCore"),
+        .target(name: "FleetHTTP", dependencies: ["CCurl", "CCurlShim", "FleetCore"]),
+        .target(name: "FleetSQLite", dependencies: ["CSQLite"]),
+        .target(name: "FleetAudio", dependencies: ["CSndfile", "FleetCore"]),
+        .target(name: "FleetMetrics", dependencies: ["FleetCore"]),
+        .target(name: "FleetStack", dependencies: ["FleetCore", "FleetSQLite", "FleetAudio"],
+                resources: [.copy("Resources/articles.json")]),
+        .target(name: "FleetClient", dependencies: ["FleetCore", "FleetHTTP", "FleetMetrics"]),
+        .target(name: "FleetJourneys", dependencies: ["FleetCore", "FleetClient", "FleetAudio", "FleetMetrics"]),
+        .target(name: "FleetReport", dependencies: ["FleetCore", "FleetMetrics", "FleetSQLite"]),
+        .target(name: "FleetRunner", dependencies: ["FleetCore", "FleetHTTP", "FleetMetrics", "FleetClient",
+                                                    "FleetJourneys", "FleetAudio", "FleetReport"]),
+        .target(name: "FleetCLI", dependencies: ["FleetCore", "FleetHTTP", "FleetMetrics", "FleetAudio",
+                                                 "FleetStack", "FleetRunner", "FleetReport"]),
+        .executableTarget(name: "fleet", dependencies: ["FleetCLI"]),
+
+        // MARK: Tests: one target per module, against the real stack over loopback.
+        .testTarget(name: "FleetCoreTests", dependencies: ["FleetCore"]),
+        .testTarget(name: "FleetHTTPTests", dependencies: ["FleetHTTP", "FleetStack"]),
+        .testTarget(name: "FleetSQLiteTests", dependencies: ["FleetSQLite"]),
+        .testTarget(name: "FleetAudioTests", dependencies: ["FleetAudio"]),
+        .testTarget(name: "FleetMetricsTests", dependencies: ["FleetMetrics"]),
+        .testTarget(name: "FleetStackTests", dependencies: ["FleetStack", "FleetHTTP", "FleetCore", "FleetAudio"]),
+        .testTarget(name: "FleetReportTests", dependencies: ["FleetReport", "FleetMetrics"]),
+        .testTarget(name: "FleetRunnerTests", dependencies: ["FleetRunner", "FleetStack", "FleetCLI"]),
+        .testTarget(name: "FleetCLITests", dependencies: ["FleetCLI"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,3 @@
+import FleetCLI
+
+FleetCLI.main()
