@@ -1,0 +1,186 @@
+/// A strict RFC 8259 parser into `JSONValue`, with errors that say where the input went wrong.
+///
+/// Depth is limited so that a hostile server cannot crash the bench with a deeply nested body.
+public struct JSONParseError: Error, Sendable, CustomStringConvertible {
+    public let offset: Int
+    public let reason: String
+    public var description: String { "invalid JSON at byte \(offset): \(reason)" }
+}
+
+extension JSONValue {
+    public static let maxDepth = 256
+
+    public static func parse(_ text: String) throws(JSONParseError) -> JSONValue {
+        try parse(Array(text.utf8))
+    }
+
+    public static func parse(_ bytes: [UInt8]) throws(JSONParseError) -> JSONValue {
+        var p = Parser(bytes: bytes)
+        p.skipSpace()
+        let v = try p.value(depth: 0)
+        p.skipSpace()
+        guard p.i == bytes.count else { throw JSONParseError(offset: p.i, reason: "trailing characters") }
+        return v
+    }
+}
+
+private struct Parser {
+    let bytes: [UInt8]
+    var i = 0
+
+    init(bytes: [UInt8]) { self.bytes = bytes }
+
+    mutating func skipSpace() {
+        while i < bytes.count, bytes[i] == 0x20 || bytes[i] == 0x0a || bytes[i] == 0x0d || bytes[i] == 0x09 { i += 1 }
+    }
+
+    func fail(_ reason: String) -> JSONParseError { JSONParseError(offset: i, reason: reason) }
+
+    mutating func value(depth: Int) throws(JSONParseError) -> JSONValue {
+        guard depth < JSONValue.maxDepth else { throw fail("nesting deeper than \(JSONValue.maxDepth)") }
+        guard i < bytes.count else { throw fail("unexpected end of input") }
+        switch bytes[i] {
+        case UInt8(ascii: "{"): return try object(depth: depth)
+        case UInt8(ascii: "["): return try array(depth: depth)
+        case UInt8(ascii: "\""): return .string(try string())
+        case UInt8(ascii: "t"): try literal("true"); return .bool(true)
+        case UInt8(ascii: "f"): try literal("false"); return .bool(false)
+        case UInt8(ascii: "n"): try literal("null"); return .null
+        default: return try number()
+        }
+    }
+
+    mutating func literal(_ word: String) throws(JSONParseError) {
+        let w = Array(word.utf8)
+        guard i + w.count <= bytes.count, Array(bytes[i..<(i + w.count)]) == w else { throw fail("unexpected token") }
+        i += w.count
+    }
+
+    mutating func object(depth: Int) throws(JSONParseError) -> JSONValue {
+        i += 1
+        var o: [String: JSONValue] = [:]
+        skipSpace()
+        if i < bytes.count, bytes[i] == UInt8(ascii: "}") { i += 1; return .object(o) }
+        while true {
+            skipSpace()
+            guard i < bytes.count, bytes[i] == UInt8(ascii: "\"") else { throw fail("expected a string key") }
+            let k = try string()
+            skipSpace()
+            guard i < bytes.count, bytes[i] == UInt8(ascii: ":") else { throw fail("expected ':'") }
+            i += 1
+            skipSpace()
+            o[k] = try value(depth: depth + 1)
+            skipSpace()
+            guard i < bytes.count else { throw fail("unterminated object") }
+            if bytes[i] == UInt8(ascii: ",") { i += 1; continue }
+            if bytes[i] == UInt8(ascii: "}") { i += 1; return .object(o) }
+            throw fail("expected ',' or '}'")
+        }
+    }
+
+    mutating func array(depth: Int) throws(JSONParseError) -> JSONValue {
+        i += 1
+        var a: [JSONValue] = []
+        skipSpace()
+        if i < bytes.count, bytes[i] == UInt8(ascii: "]") { i += 1; return .array(a) }
+        while true {
+            skipSpace()
+            a.append(try value(depth: depth + 1))
+            skipSpace()
+            guard i < bytes.count else { throw fail("unterminated array") }
+            if bytes[i] == UInt8(ascii: ",") { i += 1; continue }
+            if bytes[i] == UInt8(ascii: "]") { i += 1; return .array(a) }
+            throw fail("expected ',' or ']'")
+        }
+    }
+
+    mutating func hex4() throws(JSONParseError) -> UInt32 {
+        guard i + 4 <= bytes.count else { throw fail("short \\u escape") }
+        var v: UInt32 = 0
+        for _ in 0..<4 {
+            let c = bytes[i]
+            let d: UInt32
+            switch c {
+            case 48...57: d = UInt32(c - 48)
+            case 97...102: d = UInt32(c - 87)
+            case 65...70: d = UInt32(c - 55)
+            default: throw fail("bad hex digit in \\u escape")
+            }
+            v = v << 4 | d
+            i += 1
+        }
+        return v
+    }
+
+    mutating func string() throws(JSONParseError) -> String {
+        i += 1
+        let start = i
+        // Fast path: no escapes.
+        while i < bytes.count, bytes[i] != UInt8(ascii: "\""), bytes[i] != UInt8(ascii: "\\"), bytes[i] >= 0x20 { i += 1 }
+        guard i < bytes.count else { throw fail("unterminated string") }
+        if bytes[i] == UInt8(ascii: "\"") {
+            i += 1
+            return String(decoding: bytes[start..<(i - 1)], as: UTF8.self)
+        }
+        var out = Array(bytes[start..<i])
+        while true {
+            guard i < bytes.count else { throw fail("unterminated string") }
+            let c = bytes[i]
+            if c == UInt8(ascii: "\"") { i += 1; break }
+            if c < 0x20 { throw fail("control character in string") }
+            if c != UInt8(ascii: "\\") { out.append(c); i += 1; continue }
+            i += 1
+            guard i < bytes.count else { throw fail("unterminated escape") }
+            let e = bytes[i]
+            i += 1
+            switch e {
+            case UInt8(ascii: "\""): out.append(0x22)
+            case UInt8(ascii: "\\"): out.append(0x5c)
+            case UInt8(ascii: "/"): out.append(0x2f)
+            case UInt8(ascii: "b"): out.append(0x08)
+            case UInt8(ascii: "f"): out.append(0x0c)
+            case UInt8(ascii: "n"): out.append(0x0a)
+            case UInt8(ascii: "r"): out.append(0x0d)
+            case UInt8(ascii: "t"): out.append(0x09)
+            case UInt8(ascii: "u"):
+                var scalar = try hex4()
+                if scalar >= 0xD800, scalar < 0xDC00 {
+                    guard i + 1 < bytes.count, bytes[i] == UInt8(ascii: "\\"), bytes[i + 1] == UInt8(ascii: "u") else {
+                        throw fail("lone high surrogate")
+                    }
+                    i += 2
+                    let low = try hex4()
+                    guard low >= 0xDC00, low < 0xE000 else { throw fail("bad low surrogate") }
+                    scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+                }
+                guard let u = Unicode.Scalar(scalar) else { throw fail("invalid code point") }
+                out.append(contentsOf: Array(String(Character(u)).utf8))
+            default: throw fail("unknown escape")
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    mutating func number() throws(JSONParseError) -> JSONValue {
+        let start = i
+        if i < bytes.count, bytes[i] == UInt8(ascii: "-") { i += 1 }
+        var digits = 0
+        while i < bytes.count, bytes[i] >= 48, bytes[i] <= 57 { i += 1; digits += 1 }
+        guard digits > 0 else { throw fail("unexpected character") }
+        if i < bytes.count, bytes[i] == UInt8(ascii: ".") {
+            i += 1
+            var frac = 0
+            while i < bytes.count, bytes[i] >= 48, bytes[i] <= 57 { i += 1; frac += 1 }
+            guard frac > 0 else { throw fail("digits expected after '.'") }
+        }
+        if i < bytes.count, bytes[i] == UInt8(ascii: "e") || bytes[i] == UInt8(ascii: "E") {
+            i += 1
+            if i < bytes.count, bytes[i] == UInt8(ascii: "+") || bytes[i] == UInt8(ascii: "-") { i += 1 }
+            var exp = 0
+            while i < bytes.count, bytes[i] >= 48, bytes[i] <= 57 { i += 1; exp += 1 }
+            guard exp > 0 else { throw fail("digits expected in exponent") }
+        }
+        guard let d = Double(String(decoding: bytes[start..<i], as: UTF8.self)) else { throw fail("bad number") }
+        return .number(d)
+    }
+}
