@@ -1,1 +1,44 @@
+// Implementation of the typed wrappers declared in include/CCurlShim.h (see there for why).
 #include "CCurlShim.h"
+
+CURLcode fleet_curl_global_init(void) { return curl_global_init(CURL_GLOBAL_DEFAULT); }
+
+CURLcode fleet_curl_easy_setopt_long(CURL *easy, CURLoption option, long value) {
+    return curl_easy_setopt(easy, option, value);
+}
+
+CURLcode fleet_curl_easy_setopt_ptr(CURL *easy, CURLoption option, void *value) {
+    return curl_easy_setopt(easy, option, value);
+}
+
+CURLcode fleet_curl_easy_setopt_off_t(CURL *easy, CURLoption option, curl_off_t value) {
+    return curl_easy_setopt(easy, option, value);
+}
+
+CURLcode fleet_curl_easy_setopt_write_function(CURL *easy, CURLoption option, curl_write_callback fn) {
+    return curl_easy_setopt(easy, option, fn);
+}
+
+CURLcode fleet_curl_easy_setopt_read_function(CURL *easy, curl_read_callback fn) {
+    return curl_easy_setopt(easy, CURLOPT_READFUNCTION, fn);
+}
+
+CURLcode fleet_curl_easy_getinfo_long(CURL *easy, CURLINFO info, long *out) {
+    return curl_easy_getinfo(easy, info, out);
+}
+
+CURLcode fleet_curl_easy_getinfo_off_t(CURL *easy, CURLINFO info, curl_off_t *out) {
+    return curl_easy_getinfo(easy, info, out);
+}
+
+CURLcode fleet_curl_easy_getinfo_ptr(CURL *easy, CURLINFO info, void **out) {
+    return curl_easy_getinfo(easy, info, out);
+}
+
+CURLMcode fleet_curl_multi_setopt_long(CURLM *multi, CURLMoption option, long value) {
+    return curl_multi_setopt(multi, option, value);
+}
+
+size_t fleet_curl_readfunc_abort(void) { return CURL_READFUNC_ABORT; }
+
+size_t fleet_curl_error_size(void) { return CURL_ERROR_SIZE; }

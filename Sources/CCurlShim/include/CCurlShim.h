@@ -1,4 +1,44 @@
 #ifndef FLEET_CCURLSHIM_H
 #define FLEET_CCURLSHIM_H
+// Typed, non-variadic entry points into libcurl for Swift.
+//
+// curl_easy_setopt, curl_easy_getinfo and curl_multi_setopt are C variadic functions, which Swift
+// cannot call; each function here fixes one argument type so Swift can. Every symbol is prefixed
+// `fleet_` so that it can never collide with libcurl's own names. Only FleetHTTP imports this.
 #include <curl/curl.h>
+
+/// curl_global_init(CURL_GLOBAL_DEFAULT): the flag is a macro expression Swift does not import.
+CURLcode fleet_curl_global_init(void);
+
+// MARK: curl_easy_setopt, one function per argument type.
+/// Options taking a `long` (flags, sizes in bytes, timeouts in ms).
+CURLcode fleet_curl_easy_setopt_long(CURL *easy, CURLoption option, long value);
+/// Options taking a data pointer or a C string (URL, header list, user data, error buffer).
+CURLcode fleet_curl_easy_setopt_ptr(CURL *easy, CURLoption option, void *value);
+/// Options taking a `curl_off_t` (the `_LARGE` sizes, e.g. CURLOPT_INFILESIZE_LARGE).
+CURLcode fleet_curl_easy_setopt_off_t(CURL *easy, CURLoption option, curl_off_t value);
+/// CURLOPT_WRITEFUNCTION and CURLOPT_HEADERFUNCTION: a function pointer is not a data pointer in
+/// C, so it gets its own typed setter instead of going through `_ptr`.
+CURLcode fleet_curl_easy_setopt_write_function(CURL *easy, CURLoption option, curl_write_callback fn);
+/// CURLOPT_READFUNCTION (uploads read straight from shared memory).
+CURLcode fleet_curl_easy_setopt_read_function(CURL *easy, curl_read_callback fn);
+
+// MARK: curl_easy_getinfo, one function per result type.
+/// Infos answering a `long` (CURLINFO_RESPONSE_CODE).
+CURLcode fleet_curl_easy_getinfo_long(CURL *easy, CURLINFO info, long *out);
+/// Infos answering a `curl_off_t` (the `_T` timings in microseconds, sizes).
+CURLcode fleet_curl_easy_getinfo_off_t(CURL *easy, CURLINFO info, curl_off_t *out);
+/// Infos answering a pointer (CURLINFO_PRIVATE).
+CURLcode fleet_curl_easy_getinfo_ptr(CURL *easy, CURLINFO info, void **out);
+
+// MARK: curl_multi_setopt.
+/// Multi options taking a `long` (CURLMOPT_MAXCONNECTS, CURLMOPT_MAX_HOST_CONNECTIONS, ...).
+CURLMcode fleet_curl_multi_setopt_long(CURLM *multi, CURLMoption option, long value);
+
+// MARK: Constants defined as macros that Swift cannot import.
+/// CURL_READFUNC_ABORT: what a read callback returns to abort an upload.
+size_t fleet_curl_readfunc_abort(void);
+/// CURL_ERROR_SIZE: the size CURLOPT_ERRORBUFFER must have.
+size_t fleet_curl_error_size(void);
+
 #endif

@@ -1,0 +1,90 @@
+import CCurl
+import CCurlShim
+import Dispatch
+import Synchronization
+
+/// The bench's HTTP client: libcurl's multi interface on a few I/O threads, completing every
+/// transfer back onto the caller's Dispatch queue.
+///
+/// No thread per request or per user: each I/O thread owns one multi handle with all its sockets
+/// and its connection cache. `send` never blocks; it hands the request to a thread and returns a
+/// transfer that can be cancelled. Every completion runs exactly once, on the given queue.
+public final class HTTPEngine: Sendable {
+    /// Tuning knobs; the defaults suit a laptop driving a stack on loopback.
+    public struct Configuration: Sendable {
+        /// I/O threads, each with its own multi handle (and its own connections).
+        public var ioThreads: Int = 1
+        /// Cap on open connections per I/O thread (0 = unlimited); excess transfers wait in curl.
+        public var maxConnections: Int = 0
+        /// Cap on open connections per host per I/O thread (0 = unlimited).
+        public var maxConnectionsPerHost: Int = 0
+        /// Seconds to establish a TCP (and TLS) connection.
+        public var connectTimeout: Double = 5
+        /// Larger response bodies fail with `.other` instead of growing memory without bound.
+        public var maxResponseBytes: Int = 16 << 20
+        /// Idle connections each I/O thread keeps for reuse (0 = libcurl's default, which grows
+        /// with the number of transfers in flight).
+        public var connectionCacheSize: Int = 0
+
+        public init() {}
+    }
+
+    private let loops: [IOLoop]
+    private let next = Atomic<Int>(0)
+    private let maxResponseBytes: Int
+
+    /// Starts the I/O threads; throws a clear error for a nonsensical configuration.
+    public init(configuration: Configuration = .init()) throws {
+        guard (1...64).contains(configuration.ioThreads) else {
+            throw HTTPError(kind: .other, message: "ioThreads must be 1...64, got \(configuration.ioThreads)")
+        }
+        guard configuration.maxConnections >= 0, configuration.maxConnectionsPerHost >= 0,
+              configuration.connectionCacheSize >= 0 else {
+            throw HTTPError(kind: .other, message: "connection limits must be ≥ 0")
+        }
+        guard configuration.connectTimeout > 0, configuration.maxResponseBytes > 0 else {
+            throw HTTPError(kind: .other, message: "connectTimeout and maxResponseBytes must be > 0")
+        }
+        let initCode = curlGlobalInit
+        guard initCode == CURLE_OK.rawValue else {
+            throw HTTPError(kind: .other, message: "curl_global_init failed with code \(initCode)")
+        }
+        maxResponseBytes = configuration.maxResponseBytes
+        var loops: [IOLoop] = []
+        for i in 0..<configuration.ioThreads {
+            loops.append(try IOLoop(configuration: configuration, index: i))
+        }
+        self.loops = loops
+    }
+
+    deinit { shutdown() }
+
+    /// Starts `request`; `completion` runs once on `queue` with the response or the error.
+    @discardableResult
+    public func send(_ request: HTTPRequest, queue: DispatchQueue,
+                     completion: @escaping @Sendable (Result<HTTPResponse, HTTPError>) -> Void) -> HTTPTransfer {
+        let index = loops.count == 1 ? 0 : next.wrappingAdd(1, ordering: .relaxed).oldValue % loops.count
+        let loop = loops[index]
+        let transfer = HTTPTransfer(request: request, queue: queue, loop: loop,
+                                    maxResponseBytes: maxResponseBytes, completion: completion)
+        if !loop.submit(transfer) {
+            queue.async { completion(.failure(HTTPError(kind: .aborted, message: "engine shut down"))) }
+        }
+        return transfer
+    }
+
+    /// Transfers sent and not yet completed (a generator-health figure).
+    public var inFlight: Int {
+        loops.reduce(0) { $0 + $1.inFlight.load(ordering: .relaxed) }
+    }
+
+    /// Completes every pending transfer with `.aborted` and joins the I/O threads. Idempotent;
+    /// later `send`s complete at once with `.aborted`.
+    public func shutdown() {
+        for loop in loops { loop.stop() }
+    }
+}
+
+/// `curl_global_init` must run once per process before any other curl call; Swift runs a global's
+/// initialiser exactly once, thread-safely, on first use.
+private let curlGlobalInit: UInt32 = fleet_curl_global_init().rawValue
