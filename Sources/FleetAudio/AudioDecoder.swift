@@ -31,7 +31,11 @@ public enum AudioDecoder {
         defer { reader.deinitialize(count: 1); reader.deallocate() }
         let handle = try SndfileHandle.open(reader: reader)
         defer { handle.close() }
-        return try readAll(handle, size: bytes.count)
+        let audio = try readAll(handle, size: bytes.count)
+        if audio.container == .ogg, let problem = OggFraming.truncation(in: bytes) {
+            throw AudioDecodeError(.truncated, problem)
+        }
+        return audio
     }
 
     /// Decodes a file by mapping it read-only (the same checks as for bytes in memory).
