@@ -1,0 +1,120 @@
+import FleetCore
+import XCTest
+@testable import FleetHTTP
+
+/// Normal exchanges against a raw loopback server: what goes out on the wire, what comes back.
+final class HTTPEngineExchangeTests: XCTestCase {
+    func testGetReturnsStatusHeadersBodyAndOrderedTimings() throws {
+        let server = try RawHTTPServer { _ in
+            .http(201, headers: [("X-Trace", "abc"), ("Content-Type", "text/plain")], body: Array("hello".utf8))
+        }
+        defer { server.stop() }
+        let engine = try HTTPEngine()
+        defer { engine.shutdown() }
+
+        let request = HTTPRequest(method: "GET", url: server.baseURL + "/path?q=1",
+                                  headers: [HTTPHeader("Authorization", "Bearer t")])
+        guard let response = expectResponse(roundTrip(engine, request)) else { return }
+        XCTAssertEqual(response.status, 201)
+        XCTAssertEqual(response.body, Array("hello".utf8))
+        XCTAssertEqual(response.header("x-trace"), "abc")
+        XCTAssertEqual(response.header("CONTENT-TYPE"), "text/plain")
+        XCTAssertNil(response.header("X-Missing"))
+        let t = response.timings
+        XCTAssertGreaterThan(t.totalMicros, 0)
+        XCTAssertGreaterThan(t.connectMicros, 0, "a fresh connection reports its connect time")
+        XCTAssertLessThanOrEqual(t.dnsMicros, t.connectMicros)
+        XCTAssertLessThanOrEqual(t.connectMicros, t.firstByteMicros)
+        XCTAssertLessThanOrEqual(t.firstByteMicros, t.totalMicros)
+
+        let seen = server.requests
+        XCTAssertEqual(seen.count, 1)
+        XCTAssertEqual(seen.first?.method, "GET")
+        XCTAssertEqual(seen.first?.path, "/path?q=1")
+        XCTAssertEqual(seen.first?.header("Authorization"), "Bearer t")
+    }
+
+    func testUploadSliceArrivesIntactWithContentLengthAndNoExpect() throws {
+        let server = try RawHTTPServer { req in
+            .http(200, body: Array(SHA256.hex(req.body).utf8))
+        }
+        defer { server.stop() }
+        let engine = try HTTPEngine()
+        defer { engine.shutdown() }
+
+        var rng = SeededRandom(seed: 7)
+        let all = SharedBytes((0..<3_000_000).map { _ in UInt8(truncatingIfNeeded: rng.next()) })
+        let slice = 1_000_003..<2_500_000
+        let request = HTTPRequest(method: "PUT", url: server.baseURL + "/upload",
+                                  headers: [HTTPHeader("Content-Type", "audio/flac")],
+                                  body: HTTPBody(all, range: slice))
+        guard let response = expectResponse(roundTrip(engine, request)) else { return }
+        XCTAssertEqual(String(decoding: response.body, as: UTF8.self), SHA256.hex(all.copyBytes(slice)))
+        let seen = try XCTUnwrap(server.requests.first)
+        XCTAssertEqual(seen.method, "PUT")
+        XCTAssertEqual(seen.header("Content-Length"), String(slice.count))
+        XCTAssertEqual(seen.header("Content-Type"), "audio/flac")
+        XCTAssertNil(seen.header("Expect"), "no 100-continue round trip before the body")
+        XCTAssertNil(seen.header("Transfer-Encoding"))
+    }
+
+    func testPostWithJSONBodyAndPostWithoutBodyAndDelete() throws {
+        let server = try RawHTTPServer { req in .http(200, body: req.body) }
+        defer { server.stop() }
+        let engine = try HTTPEngine()
+        defer { engine.shutdown() }
+
+        let json = Array(#"{"a":1}"#.utf8)
+        let post = HTTPRequest(method: "POST", url: server.baseURL + "/a", body: HTTPBody(bytes: json))
+        XCTAssertEqual(expectResponse(roundTrip(engine, post))?.body, json)
+        let empty = HTTPRequest(method: "POST", url: server.baseURL + "/b")
+        XCTAssertEqual(expectResponse(roundTrip(engine, empty))?.status, 200)
+        let delete = HTTPRequest(method: "DELETE", url: server.baseURL + "/c")
+        XCTAssertEqual(expectResponse(roundTrip(engine, delete))?.status, 200)
+
+        let seen = server.requests
+        XCTAssertEqual(seen.map(\.method), ["POST", "POST", "DELETE"])
+        XCTAssertEqual(seen[0].header("Content-Length"), "7")
+        XCTAssertEqual(seen[1].header("Content-Length"), "0", "a bodiless POST still says its length")
+        XCTAssertEqual(seen.map(\.path), ["/a", "/b", "/c"])
+    }
+
+    func testKeepAliveReusesOneConnectionAcrossSequentialRequests() throws {
+        let server = try RawHTTPServer { _ in .http(204) }
+        defer { server.stop() }
+        let engine = try HTTPEngine()
+        defer { engine.shutdown() }
+        var connects: [Int64] = []
+        for _ in 0..<5 {
+            let response = expectResponse(roundTrip(engine, HTTPRequest(method: "GET", url: server.baseURL + "/")))
+            XCTAssertEqual(response?.status, 204)
+            connects.append(response?.timings.connectMicros ?? -1)
+        }
+        XCTAssertGreaterThan(connects[0], 0)
+        XCTAssertEqual(Array(connects.dropFirst()), [0, 0, 0, 0], "later requests reuse the connection")
+    }
+
+    func testEngineWithSeveralIOThreadsServesEveryRequest() throws {
+        let server = try RawHTTPServer { req in .http(200, body: Array(req.path.utf8)) }
+        defer { server.stop() }
+        var config = HTTPEngine.Configuration()
+        config.ioThreads = 3
+        let engine = try HTTPEngine(configuration: config)
+        defer { engine.shutdown() }
+        for i in 0..<9 {
+            let body = expectResponse(roundTrip(engine, HTTPRequest(method: "GET", url: server.baseURL + "/\(i)")))?.body
+            XCTAssertEqual(body, Array("/\(i)".utf8))
+        }
+    }
+
+    func testConfigurationIsValidated() {
+        var config = HTTPEngine.Configuration()
+        config.ioThreads = 0
+        XCTAssertThrowsError(try HTTPEngine(configuration: config)) { error in
+            XCTAssertTrue("\(error)".contains("ioThreads"), "\(error)")
+        }
+        config = .init()
+        config.maxConnections = -1
+        XCTAssertThrowsError(try HTTPEngine(configuration: config))
+    }
+}

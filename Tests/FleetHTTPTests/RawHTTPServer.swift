@@ -1,0 +1,179 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A tiny HTTP/1.1 server on a raw loopback socket, for driving the engine into every outcome:
+/// a normal answer, silence (timeouts), a slammed connection (reset), garbage, hostile sizes.
+///
+/// A thread per connection is fine for tests (tens of connections); requests are read by
+/// Content-Length and handed to `reply`, which chooses what happens on the wire.
+final class RawHTTPServer: @unchecked Sendable {
+    /// A request as the server saw it.
+    struct Request: Sendable {
+        var method: String
+        var path: String
+        var headers: [(String, String)]
+        var body: [UInt8]
+
+        func header(_ name: String) -> String? {
+            headers.first { $0.0.lowercased() == name.lowercased() }?.1
+        }
+    }
+
+    /// What the server does with a request.
+    enum Reply: Sendable {
+        /// Writes these bytes and keeps the connection for the next request.
+        case raw([UInt8])
+        /// Never answers; the connection stays open until the server stops.
+        case silence
+        /// Closes the connection without a byte.
+        case close
+
+        /// A well-formed response with a Content-Length body.
+        static func http(_ status: Int, headers: [(String, String)] = [], body: [UInt8] = []) -> Reply {
+            var head = "HTTP/1.1 \(status) X\r\nContent-Length: \(body.count)\r\n"
+            for (n, v) in headers { head += "\(n): \(v)\r\n" }
+            head += "\r\n"
+            return .raw(Array(head.utf8) + body)
+        }
+    }
+
+    let port: Int
+    private let listenFD: Int32
+    private let reply: @Sendable (Request) -> Reply
+    // Guarded by `lock`: open client sockets (closed on stop) and every request seen.
+    private let lock = NSLock()
+    private var clients: Set<Int32> = []
+    private var seen: [Request] = []
+    private var stopped = false
+    private var partialBodies: [Int] = []
+
+    var baseURL: String { "http://127.0.0.1:\(port)" }
+    var requests: [Request] { lock.withLock { seen } }
+    /// Body bytes received on connections that closed mid-body (uploads cut short).
+    var truncatedBodyBytes: [Int] { lock.withLock { partialBodies } }
+
+    init(reply: @escaping @Sendable (Request) -> Reply) throws {
+        self.reply = reply
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
+        var one: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        addr.sin_port = 0
+        let bound = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0, listen(fd, 1024) == 0 else {
+            close(fd)
+            throw POSIXError(.init(rawValue: errno) ?? .EIO)
+        }
+        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) }
+        }
+        listenFD = fd
+        port = Int(UInt16(bigEndian: addr.sin_port))
+        Thread { [self] in acceptLoop() }.start()
+    }
+
+    /// Closes the listener and every connection; the server threads then exit.
+    func stop() {
+        let open = lock.withLock { () -> Set<Int32> in
+            stopped = true
+            return clients
+        }
+        shutdown(listenFD, Int32(SHUT_RDWR))
+        for fd in open { shutdown(fd, Int32(SHUT_RDWR)) }
+    }
+
+    deinit { close(listenFD) }
+
+    private func acceptLoop() {
+        while true {
+            let fd = accept(listenFD, nil, nil)
+            if fd < 0 {
+                if errno == EINTR { continue }
+                return
+            }
+            let accepted = lock.withLock { () -> Bool in
+                if stopped { return false }
+                clients.insert(fd)
+                return true
+            }
+            guard accepted else { close(fd); return }
+            Thread { [self] in serve(fd) }.start()
+        }
+    }
+
+    private func serve(_ fd: Int32) {
+        defer {
+            lock.withLock { _ = clients.remove(fd) }
+            close(fd)
+        }
+        var buffer: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        func fill() -> Bool {
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n <= 0 { return false }
+            buffer.append(contentsOf: chunk[0..<n])
+            return true
+        }
+        while true {
+            var headEnd: Int?
+            while headEnd == nil {
+                headEnd = Self.find([13, 10, 13, 10], in: buffer)
+                if headEnd == nil && !fill() { return }
+            }
+            guard var request = Self.parseHead(Array(buffer[0..<headEnd!])) else { return }
+            buffer.removeFirst(headEnd! + 4)
+            let length = Int(request.header("Content-Length") ?? "0") ?? 0
+            while buffer.count < length {
+                if !fill() {
+                    lock.withLock { partialBodies.append(buffer.count) }
+                    return
+                }
+            }
+            request.body = Array(buffer[0..<length])
+            buffer.removeFirst(length)
+            lock.withLock { seen.append(request) }
+            switch reply(request) {
+            case .close:
+                return
+            case .silence:
+                while fill() {}
+                return
+            case .raw(let bytes):
+                var sent = 0
+                while sent < bytes.count {
+                    let n = bytes[sent...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+                    if n <= 0 { return }
+                    sent += n
+                }
+            }
+        }
+    }
+
+    private static func find(_ needle: [UInt8], in hay: [UInt8]) -> Int? {
+        guard hay.count >= needle.count else { return nil }
+        for i in 0...(hay.count - needle.count) where hay[i] == needle[0] && Array(hay[i..<i + needle.count]) == needle {
+            return i
+        }
+        return nil
+    }
+
+    private static func parseHead(_ head: [UInt8]) -> Request? {
+        let lines = String(decoding: head, as: UTF8.self).components(separatedBy: "\r\n")
+        let parts = lines[0].split(separator: " ")
+        guard parts.count >= 2 else { return nil }
+        var headers: [(String, String)] = []
+        for line in lines.dropFirst() {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            headers.append((String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
+        }
+        return Request(method: String(parts[0]), path: String(parts[1]), headers: headers, body: [])
+    }
+}
