@@ -1,0 +1,124 @@
+// Merging, storage form changes and equality of histograms.
+
+extension Histogram {
+    /// Adds every count of `other` to this histogram.
+    ///
+    /// Exact when both share a layout (the normal case: every Fleet histogram uses the defaults).
+    /// A histogram of another layout (a results file written with other settings) is re-recorded
+    /// bin by bin at each bin's middle value, which is as exact as that layout allows.
+    public mutating func merge(_ other: Histogram) {
+        guard other.count > 0 else { return }
+        guard other.layout == layout && other.highest == highest else {
+            let before = (sum: sum, min: minValue, max: maxValue)
+            other.forEachBin { index, c in
+                record(other.layout.medianEquivalent(ofIndex: index), count: c)
+                return true
+            }
+            // Keep the exact extremes and sum the other side knew, not the bins' middles.
+            sum = before.sum &+ other.sum
+            minValue = Swift.min(before.min, Swift.min(highest, other.minValue))
+            maxValue = Swift.max(before.max, Swift.min(highest, other.maxValue))
+            clamped &+= other.clamped
+            return
+        }
+        if isSparse && other.isSparse {
+            mergeSparse(other)
+        } else {
+            if isSparse { densify() }
+            other.forEachBin { index, c in
+                if index >= dense.count {
+                    dense.append(contentsOf: repeatElement(0, count: index + 1 - dense.count))
+                }
+                dense[index] &+= c
+                return true
+            }
+        }
+        count &+= other.count
+        sum &+= other.sum
+        clamped &+= other.clamped
+        minValue = Swift.min(minValue, other.minValue)
+        maxValue = Swift.max(maxValue, other.maxValue)
+    }
+
+    /// Merges two sparse forms into one sparse form without allocating a dense array.
+    private mutating func mergeSparse(_ other: Histogram) {
+        var indices: [Int32] = []
+        var counts: [Int64] = []
+        indices.reserveCapacity(sparseIndices.count + other.sparseIndices.count)
+        counts.reserveCapacity(indices.capacity)
+        var i = 0, j = 0
+        while i < sparseIndices.count || j < other.sparseIndices.count {
+            if j >= other.sparseIndices.count || (i < sparseIndices.count && sparseIndices[i] < other.sparseIndices[j]) {
+                indices.append(sparseIndices[i]); counts.append(sparseCounts[i]); i += 1
+            } else if i >= sparseIndices.count || other.sparseIndices[j] < sparseIndices[i] {
+                indices.append(other.sparseIndices[j]); counts.append(other.sparseCounts[j]); j += 1
+            } else {
+                indices.append(sparseIndices[i]); counts.append(sparseCounts[i] &+ other.sparseCounts[j])
+                i += 1; j += 1
+            }
+        }
+        sparseIndices = indices
+        sparseCounts = counts
+    }
+
+    /// Switches to the dense form (recording needs it).
+    mutating func densify() {
+        guard isSparse else { return }
+        var d = [Int64](repeating: 0, count: sparseIndices.last.map { Int($0) + 1 } ?? 0)
+        for k in 0..<sparseIndices.count { d[Int(sparseIndices[k])] = sparseCounts[k] }
+        dense = d
+        sparseIndices = []
+        sparseCounts = []
+        isSparse = false
+    }
+
+    /// Switches to the sparse form: memory in proportion to the distinct bins used, not the range.
+    public mutating func compact() {
+        guard !isSparse else { return }
+        var indices: [Int32] = []
+        var counts: [Int64] = []
+        for i in 0..<dense.count where dense[i] != 0 {
+            indices.append(Int32(i))
+            counts.append(dense[i])
+        }
+        sparseIndices = indices
+        sparseCounts = counts
+        dense = []
+        isSparse = true
+    }
+
+    /// A sparse copy, for results that are kept or written (see `compact()`).
+    public func compacted() -> Histogram {
+        var h = self
+        h.compact()
+        return h
+    }
+
+    /// The (index, count) pairs of every non-empty bin, in index order.
+    func nonZeroBins() -> [(index: Int, count: Int64)] {
+        var out: [(index: Int, count: Int64)] = []
+        forEachBin { out.append(($0, $1)); return true }
+        return out
+    }
+}
+
+extension Histogram: Equatable {
+    /// Equal when the layout, the summary figures and every bin count are equal, whatever the storage form.
+    public static func == (a: Histogram, b: Histogram) -> Bool {
+        guard a.layout == b.layout, a.highest == b.highest, a.lowest == b.lowest,
+              a.count == b.count, a.sum == b.sum, a.clamped == b.clamped,
+              a.min == b.min, a.max == b.max else { return false }
+        let x = a.nonZeroBins(), y = b.nonZeroBins()
+        guard x.count == y.count else { return false }
+        for k in 0..<x.count where x[k].index != y[k].index || x[k].count != y[k].count { return false }
+        return true
+    }
+}
+
+extension Histogram: CustomStringConvertible {
+    /// A one-line summary (test failures and logs stay readable; the bins are in the JSON form).
+    public var description: String {
+        let p = values(atPercentiles: [50, 99])
+        return "Histogram(count: \(count), min: \(min), p50: \(p[0]), p99: \(p[1]), max: \(max), sum: \(sum), clamped: \(clamped), bins: \(nonZeroBins().count))"
+    }
+}

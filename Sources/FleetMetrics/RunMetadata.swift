@@ -1,0 +1,63 @@
+/// Who ran what, when and against what; the header of every report and history row.
+public struct RunMetadata: Sendable, Codable, Equatable {
+    public var runId: String
+    public var profile: String
+    public var seed: UInt64
+    /// The base URL the fleet talked to (`embedded` stacks give their loopback URL).
+    public var target: String
+    /// Wall-clock start, RFC 3339 (`2026-11-29T15:00:00Z`).
+    public var startedAt: String
+    public var plannedDurationSeconds: Double
+    public var actualDurationSeconds: Double
+    /// `git rev-parse --short HEAD` of the bench, or "unknown".
+    public var gitRevision: String
+    /// Every threshold of the profile with its verdict (empty when the profile has none).
+    public var thresholds: [ThresholdVerdict]
+    /// Things the reader must know, loudest first ("generator fell behind: …", "interrupted").
+    public var notes: [String]
+    /// How many shard results were merged into this one (1 for a single process).
+    public var shards: Int
+
+    public init(runId: String, profile: String, seed: UInt64, target: String, startedAt: String,
+                plannedDurationSeconds: Double = 0, actualDurationSeconds: Double = 0,
+                gitRevision: String = "unknown", thresholds: [ThresholdVerdict] = [],
+                notes: [String] = [], shards: Int = 1) {
+        self.runId = runId
+        self.profile = profile
+        self.seed = seed
+        self.target = target
+        self.startedAt = startedAt
+        self.plannedDurationSeconds = plannedDurationSeconds
+        self.actualDurationSeconds = actualDurationSeconds
+        self.gitRevision = gitRevision
+        self.thresholds = thresholds
+        self.notes = notes
+        self.shards = shards
+    }
+
+    /// True when no threshold failed (a run without thresholds passes).
+    public var passed: Bool { thresholds.allSatisfy(\.passed) }
+}
+
+/// One threshold of the profile and what the run made of it.
+public struct ThresholdVerdict: Sendable, Codable, Equatable {
+    /// The metric it applies to (`assessment_turnaround`, `http_errors`, `http:GET /home`, …).
+    public var metric: String
+    /// As written in the profile: `p99 < 8000`.
+    public var expression: String
+    public var passed: Bool
+    /// The measured figure in the expression's unit (ms for percentiles, a fraction for rates).
+    public var observed: Double
+    public var limit: Double
+    /// One line for people: "assessment_turnaround p99 < 8000: 9120.5 ms, over by 1120.5 ms (14.0 %)".
+    public var message: String
+
+    public init(metric: String, expression: String, passed: Bool, observed: Double, limit: Double, message: String) {
+        self.metric = metric
+        self.expression = expression
+        self.passed = passed
+        self.observed = observed
+        self.limit = limit
+        self.message = message
+    }
+}

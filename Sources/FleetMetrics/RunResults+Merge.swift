@@ -1,0 +1,120 @@
+// Exact merging of results: two shards of one run become what one process would have recorded.
+
+extension RunResults {
+    /// Adds `other` (another shard of the same run) to these results.
+    ///
+    /// Histograms add (exact); windows align by their offset from each shard's start (a shard with a
+    /// different window length has its windows re-indexed by start offset); counts, status and error
+    /// tables add; health samples of the same window add (shards are separate processes).
+    /// The metadata stays this side's, with the longer actual duration, both sides' notes and the
+    /// shard count summed; thresholds are left for the caller to evaluate again on the merged data.
+    public mutating func merge(_ other: RunResults) {
+        let reindex: (Int) -> Int = { [windowNanos] index in
+            other.windowNanos == windowNanos ? index
+                : Int((UInt64(index) &* other.windowNanos) / windowNanos)
+        }
+        metrics = Self.mergeByKey(metrics, other.metrics, key: \.name) { a, b in a.merge(b, reindex: reindex) }
+        endpoints = Self.mergeByKey(endpoints, other.endpoints, key: \.name) { a, b in
+            a.latency.merge(b.latency, reindex: reindex)
+            a.statuses.merge(b.statuses, uniquingKeysWith: +)
+            a.errorCodes.merge(b.errorCodes, uniquingKeysWith: +)
+            a.dns.merge(b.dns); a.connect.merge(b.connect); a.tls.merge(b.tls)
+            a.firstByte.merge(b.firstByte); a.total.merge(b.total)
+        }
+        errors = Self.mergeByKey(errors, other.errors, key: \.sortKey) { a, b in
+            a.count += b.count
+            a.firstOffsetNanos = Swift.min(a.firstOffsetNanos, b.firstOffsetNanos)
+            if a.sampleMessage == nil { a.sampleMessage = b.sampleMessage }
+            a.windows = Self.mergeCounts(a.windows, b.windows.map { WindowCount(window: reindex($0.window), count: $0.count) })
+        }
+        journeys = Self.mergeByKey(journeys, other.journeys, key: \.sortKey) { a, b in
+            a.started += b.started; a.completed += b.completed
+            a.abandoned += b.abandoned; a.failed += b.failed
+            for s in b.steps {
+                if let i = a.steps.firstIndex(where: { $0.step == s.step }) { a.steps[i].reached += s.reached }
+                else { a.steps.append(s) }
+            }
+            a.exits = Self.mergeByKey(a.exits, b.exits, key: \.sortKey) { x, y in x.count += y.count }
+            a.duration.merge(b.duration)
+        }
+        counters.merge(other.counters, uniquingKeysWith: +)
+        var byWindow = Dictionary(health.map { ($0.window, $0) }, uniquingKeysWith: { $1 })
+        for var h in other.health {
+            h.window = reindex(h.window)
+            if var mine = byWindow[h.window] {
+                mine.activeUsers += h.activeUsers; mine.inFlight += h.inFlight
+                mine.cpuSeconds += h.cpuSeconds; mine.rssBytes += h.rssBytes
+                byWindow[h.window] = mine
+            } else {
+                byWindow[h.window] = h
+            }
+        }
+        health = byWindow.values.sorted { $0.window < $1.window }
+        meta.actualDurationSeconds = Swift.max(meta.actualDurationSeconds, other.meta.actualDurationSeconds)
+        meta.plannedDurationSeconds = Swift.max(meta.plannedDurationSeconds, other.meta.plannedDurationSeconds)
+        for n in other.meta.notes where !meta.notes.contains(n) { meta.notes.append(n) }
+        meta.shards += other.meta.shards
+    }
+
+    /// Merges two keyed lists into one list sorted by `key`, combining equal keys with `combine`.
+    static func mergeByKey<T, K: Comparable & Hashable>(_ a: [T], _ b: [T], key: (T) -> K,
+                                                        combine: (inout T, T) -> Void) -> [T] {
+        var out = a
+        var position = Dictionary(out.enumerated().map { (key($1), $0) }, uniquingKeysWith: { first, _ in first })
+        for item in b {
+            let k = key(item)
+            if let i = position[k] { combine(&out[i], item) }
+            else { position[k] = out.count; out.append(item) }
+        }
+        return out.sorted { key($0) < key($1) }
+    }
+
+    static func mergeCounts(_ a: [WindowCount], _ b: [WindowCount]) -> [WindowCount] {
+        var d = Dictionary(a.map { ($0.window, $0.count) }, uniquingKeysWith: +)
+        for w in b { d[w.window, default: 0] += w.count }
+        return d.map { WindowCount(window: $0.key, count: $0.value) }.sorted { $0.window < $1.window }
+    }
+}
+
+extension MetricResult {
+    /// Adds `other`'s totals and windows (re-indexed by `reindex`) to this metric.
+    mutating func merge(_ other: MetricResult, reindex: (Int) -> Int = { $0 }) {
+        corrected.merge(other.corrected)
+        uncorrected.merge(other.uncorrected)
+        errors += other.errors
+        var byIndex = Dictionary(windows.enumerated().map { ($1.index, $0) }, uniquingKeysWith: { $1 })
+        for w in other.windows {
+            let i = reindex(w.index)
+            if let pos = byIndex[i] {
+                windows[pos].corrected.merge(w.corrected)
+                windows[pos].uncorrected.merge(w.uncorrected)
+                windows[pos].errors += w.errors
+            } else {
+                var moved = w
+                moved.index = i
+                byIndex[i] = windows.count
+                windows.append(moved)
+            }
+        }
+        windows.sort { $0.index < $1.index }
+    }
+}
+
+extension ErrorRow {
+    /// Orders the error table: endpoint, then status (transport errors first), then code.
+    var sortKey: String {
+        "\(endpoint)\u{1}\(status.map { String(format6($0)) } ?? "")\u{1}\(code ?? "")"
+    }
+    private func format6(_ n: Int) -> String {
+        let s = String(n)
+        return String(repeating: "0", count: Swift.max(0, 6 - s.count)) + s
+    }
+}
+
+extension JourneyResult {
+    var sortKey: String { journey + "\u{1}" + cohort }
+}
+
+extension JourneyExit {
+    var sortKey: String { outcome.rawValue + "\u{1}" + step + "\u{1}" + (code ?? "") }
+}

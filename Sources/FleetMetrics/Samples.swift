@@ -1,0 +1,65 @@
+/// libcurl's timing breakdown of one request, in microseconds from the start of the transfer.
+///
+/// Each figure is cumulative, as libcurl reports it (connect includes DNS, first byte includes
+/// connect); zero when the phase did not happen (a reused connection has no DNS or connect).
+public struct RequestBreakdown: Sendable, Codable, Equatable {
+    public var dnsMicros: Int64
+    public var connectMicros: Int64
+    public var tlsMicros: Int64
+    public var firstByteMicros: Int64
+    public var totalMicros: Int64
+
+    public init(dnsMicros: Int64 = 0, connectMicros: Int64 = 0, tlsMicros: Int64 = 0,
+                firstByteMicros: Int64 = 0, totalMicros: Int64 = 0) {
+        self.dnsMicros = dnsMicros
+        self.connectMicros = connectMicros
+        self.tlsMicros = tlsMicros
+        self.firstByteMicros = firstByteMicros
+        self.totalMicros = totalMicros
+    }
+}
+
+/// How a journey ended.
+public enum JourneyOutcome: String, Sendable, Codable, CaseIterable {
+    /// It reached its last step.
+    case completed
+    /// The user chose to leave (a modelled branch: closed the paywall, stayed expired, …).
+    case abandoned
+    /// Something went wrong: an unexpected response, a transport error, a broken invariant.
+    case failed
+}
+
+/// The generator's own health in one window: how loaded the bench was while it measured.
+public struct HealthSample: Sendable, Codable, Equatable {
+    /// The window (0 = the first `windowNanos` of the run) the sample belongs to.
+    public var window: Int
+    public var activeUsers: Int
+    public var inFlight: Int
+    /// CPU time the bench process has used since it started (user + system), cumulative.
+    public var cpuSeconds: Double
+    /// Resident memory of the bench process.
+    public var rssBytes: Int64
+
+    public init(window: Int, activeUsers: Int, inFlight: Int, cpuSeconds: Double, rssBytes: Int64) {
+        self.window = window
+        self.activeUsers = activeUsers
+        self.inFlight = inFlight
+        self.cpuSeconds = cpuSeconds
+        self.rssBytes = rssBytes
+    }
+}
+
+/// Running totals cheap enough to read every second for a progress line.
+public struct LiveTotals: Sendable, Equatable {
+    /// Nanoseconds since the recorder's start.
+    public var elapsedNanos: UInt64
+    public var requests: Int64
+    /// Requests that got no response or a status >= 400.
+    public var errors: Int64
+    public var turnaroundCount: Int64
+    /// p99 of the corrected `assessment_turnaround` so far, microseconds (0 before the first sample).
+    public var turnaroundP99Micros: Int64
+    public var journeysStarted: Int64
+    public var journeysCompleted: Int64
+    public var journeysFailed: Int64
+}

@@ -1,0 +1,146 @@
+import FleetCore
+import Foundation
+import XCTest
+@testable import FleetMetrics
+
+final class HistogramTests: XCTestCase {
+    private let percentiles: [Double] = [0, 0.1, 1, 5, 10, 25, 33.3, 50, 66.6, 75, 90, 95, 99, 99.5, 99.9, 99.99, 100]
+
+    /// Lognormal microsecond latencies, like a service with a long tail.
+    private func lognormalSample(_ n: Int, seed: UInt64, median: Double = 40_000, sigma: Double = 1.2) -> [Int64] {
+        var rng = SeededRandom(seed: seed)
+        return (0..<n).map { _ in Int64(rng.lognormal(median: median, sigma: sigma)) }
+    }
+
+    private func exactPercentile(_ sorted: [Int64], _ p: Double) -> Int64 {
+        let rank = max(1, min(sorted.count, Int((p / 100 * Double(sorted.count)).rounded(.up))))
+        return sorted[rank - 1]
+    }
+
+    func testPercentilesMatchSortedRawDataWithinThreeSignificantDigits() {
+        for seed in [1, 2, 3] as [UInt64] {
+            let data = lognormalSample(50_000, seed: seed)
+            var h = Histogram()
+            for v in data { h.record(v) }
+            let sorted = data.sorted()
+            for p in percentiles {
+                let exact = exactPercentile(sorted, p)
+                let got = h.value(atPercentile: p)
+                // The reported value is the top of the bin holding the exact sample: never below it,
+                // and above it by less than one part in a thousand (3 significant digits).
+                XCTAssertGreaterThanOrEqual(got, exact, "p\(p) seed \(seed)")
+                XCTAssertLessThanOrEqual(Double(got - exact), Double(exact) / 1000, "p\(p) seed \(seed): \(got) vs \(exact)")
+            }
+            XCTAssertEqual(h.count, Int64(data.count))
+            XCTAssertEqual(h.min, sorted.first)
+            XCTAssertEqual(h.max, sorted.last)
+            XCTAssertEqual(h.mean, Double(data.reduce(0, +)) / Double(data.count), accuracy: 1e-6)
+            XCTAssertEqual(h.values(atPercentiles: percentiles), percentiles.map { h.value(atPercentile: $0) })
+        }
+    }
+
+    func testEveryValueFallsInsideItsBinAcrossTheWholeRange() {
+        let layout = Histogram().layout
+        var values: [Int64] = Array(0...5000)
+        var v: Int64 = 5000
+        while v < 3_600_000_000 { values.append(v); values.append(v + 1); values.append(v * 2 - 1); v = v * 3 / 2 }
+        values.append(3_600_000_000)
+        var lastIndex = -1
+        for value in values.sorted() where value <= 3_600_000_000 {
+            let i = layout.index(of: value)
+            XCTAssertLessThan(i, layout.countsLength, "value \(value)")
+            XCTAssertGreaterThanOrEqual(i, lastIndex, "index must not decrease with the value")
+            lastIndex = i
+            XCTAssertLessThanOrEqual(layout.lowestEquivalent(ofIndex: i), value)
+            XCTAssertGreaterThanOrEqual(layout.highestEquivalent(ofIndex: i), value)
+            let width = layout.highestEquivalent(ofIndex: i) - layout.lowestEquivalent(ofIndex: i) + 1
+            XCTAssertLessThanOrEqual(Double(width), max(1, Double(value) / 1000), "bin too wide at \(value)")
+        }
+        XCTAssertEqual(layout.subBucketCount, 2048)
+    }
+
+    func testMergeEqualsRecordingBothStreamsIntoOne() {
+        let a = lognormalSample(20_000, seed: 7), b = lognormalSample(30_000, seed: 8, median: 3_000, sigma: 0.4)
+        var ha = Histogram(), hb = Histogram(), both = Histogram()
+        for v in a { ha.record(v); both.record(v) }
+        for v in b { hb.record(v); both.record(v) }
+        var merged = ha
+        merged.merge(hb)
+        XCTAssertEqual(merged, both)
+        XCTAssertEqual(merged.values(atPercentiles: percentiles), both.values(atPercentiles: percentiles))
+
+        // Sparse + sparse (decoded or compacted histograms) merge to the same content.
+        var sparse = ha.compacted()
+        sparse.merge(hb.compacted())
+        XCTAssertTrue(sparse.isSparse)
+        XCTAssertEqual(sparse, both)
+        // Recording into a sparse histogram switches it back to dense and keeps the counts.
+        sparse.record(123_456)
+        both.record(123_456)
+        XCTAssertEqual(sparse, both)
+    }
+
+    func testClampsOutOfRangeValuesAndCountsThem() {
+        var h = Histogram(highest: 1_000_000)
+        h.record(-5)
+        h.record(2_000_000, count: 3)
+        h.record(500)
+        XCTAssertEqual(h.count, 5)
+        XCTAssertEqual(h.clamped, 4)
+        XCTAssertEqual(h.min, 0)
+        XCTAssertEqual(h.max, 1_000_000)
+        XCTAssertEqual(h.value(atPercentile: 100), 1_000_000)
+        XCTAssertEqual(h.value(atPercentile: 20), 0)
+    }
+
+    func testEmptyHistogramAnswersZero() {
+        let h = Histogram()
+        XCTAssertEqual(h.value(atPercentile: 99), 0)
+        XCTAssertEqual(h.min, 0)
+        XCTAssertEqual(h.max, 0)
+        XCTAssertEqual(h.mean, 0)
+        XCTAssertEqual(h, Histogram().compacted())
+    }
+
+    func testJSONRoundTripIsExactAndStable() throws {
+        var h = Histogram()
+        for v in lognormalSample(10_000, seed: 11) { h.record(v) }
+        h.record(-1)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let data = try encoder.encode(h)
+        let back = try JSONDecoder().decode(Histogram.self, from: data)
+        XCTAssertEqual(back, h)
+        XCTAssertEqual(back.values(atPercentiles: percentiles), h.values(atPercentiles: percentiles))
+        XCTAssertEqual(try encoder.encode(back), data, "encoding must not depend on the storage form")
+    }
+
+    func testDecodingRejectsInconsistentHistograms() {
+        let cases: [(String, String)] = [
+            (#"{"lowest":1,"highest":3600000000,"digits":3,"count":3,"sum":6,"min":1,"max":3,"clamped":0,"bins":[1,1,3,1]}"#, "the bins hold 2"),
+            (#"{"lowest":1,"highest":3600000000,"digits":3,"count":2,"sum":4,"min":1,"max":3,"clamped":0,"bins":[3,1,1,1]}"#, "indices must increase"),
+            (#"{"lowest":1,"highest":3600000000,"digits":3,"count":1,"sum":1,"min":1,"max":1,"clamped":0,"bins":[99999999,1]}"#, "outside"),
+            (#"{"lowest":1,"highest":3600000000,"digits":9,"count":0,"sum":0,"min":0,"max":0,"clamped":0,"bins":[]}"#, "digits"),
+        ]
+        for (json, expected) in cases {
+            XCTAssertThrowsError(try JSONDecoder().decode(Histogram.self, from: Data(json.utf8))) { error in
+                XCTAssertTrue("\(error)".contains(expected), "\(error) should mention '\(expected)'")
+            }
+        }
+    }
+
+    func testMergingADifferentLayoutKeepsCountAndExtremes() {
+        var coarse = Histogram(significantDigits: 2)
+        for v in lognormalSample(5_000, seed: 3) { coarse.record(v) }
+        var fine = Histogram()
+        fine.record(1_000)
+        fine.merge(coarse)
+        XCTAssertEqual(fine.count, 5_001)
+        XCTAssertEqual(fine.sum, coarse.sum + 1_000)
+        XCTAssertEqual(fine.max, coarse.max)
+        XCTAssertEqual(fine.min, min(1_000, coarse.min))
+        // Within the coarse layout's precision (2 digits).
+        let p50 = Double(fine.value(atPercentile: 50)), truth = Double(coarse.value(atPercentile: 50))
+        XCTAssertEqual(p50, truth, accuracy: truth / 50)
+    }
+}
