@@ -2,15 +2,27 @@
 // Slots are classes so that recording mutates them in place (no copy-on-write of the
 // histograms inside a dictionary value); they are only touched under the recorder's lock.
 
+/// One metric in one window while recording.
+final class WindowSlot {
+    let index: Int
+    var corrected = Histogram()
+    var uncorrected = Histogram()
+    var errors: Int64 = 0
+
+    init(index: Int) { self.index = index }
+}
+
 /// A metric's running histograms: whole run and per window.
 final class MetricSlot {
     let name: String
     var corrected = Histogram()
     var uncorrected = Histogram()
     var errors: Int64 = 0
-    var windows: [Int: MetricWindow] = [:]
+    var windows: [Int: WindowSlot] = [:]
+    /// The window used last: nearly every sample lands in it, so no dictionary lookup is needed.
+    private var current: WindowSlot?
     /// Windows whose histograms are dense (recording); compacted once the window is past.
-    var denseWindows: [Int] = []
+    private var denseWindows: [WindowSlot] = []
 
     init(name: String) { self.name = name }
 
@@ -18,21 +30,30 @@ final class MetricSlot {
     func record(corrected c: Int64, uncorrected u: Int64, failed: Bool, window: Int) {
         corrected.record(c)
         uncorrected.record(u)
-        if failed { errors += 1 }
-        if windows[window] == nil { windows[window] = MetricWindow(index: window) }
-        windows[window]!.corrected.record(c)
-        windows[window]!.uncorrected.record(u)
-        if failed { windows[window]!.errors += 1 }
-        if !denseWindows.contains(window) { denseWindows.append(window) }
+        let w = slot(window)
+        w.corrected.record(c)
+        w.uncorrected.record(u)
+        if failed { errors += 1; w.errors += 1 }
+    }
+
+    @inline(__always)
+    private func slot(_ index: Int) -> WindowSlot {
+        if let c = current, c.index == index { return c }
+        let w: WindowSlot
+        if let existing = windows[index] { w = existing } else { w = WindowSlot(index: index); windows[index] = w }
+        // A late sample for a compacted window makes it dense again; compact it again later.
+        if !denseWindows.contains(where: { $0 === w }) { denseWindows.append(w) }
+        if index >= (current?.index ?? Int.min) { current = w }
+        return w
     }
 
     /// Turns the histograms of windows before `window` into their sparse form.
     func compactWindows(before window: Int) {
-        guard denseWindows.contains(where: { $0 < window }) else { return }
+        if let c = current, c.index < window { current = nil }  // so a late sample re-registers it as dense
         denseWindows.removeAll { w in
-            guard w < window else { return false }
-            windows[w]!.corrected.compact()
-            windows[w]!.uncorrected.compact()
+            guard w.index < window else { return false }
+            w.corrected.compact()
+            w.uncorrected.compact()
             return true
         }
     }
