@@ -1,0 +1,29 @@
+import Foundation
+
+extension RunResults {
+    /// Why the generator's own numbers cannot be trusted, if they cannot: empty when it kept up.
+    ///
+    /// A generator that fell behind sends requests later than the workload asked, which hides
+    /// load (coordinated omission); the corrected latencies still tell the truth, but the report
+    /// must say so loudly. It fell behind when the p99 of `scheduling_lag` is above
+    /// `lagP99BoundMicros` or when arrivals were dropped because no user could start on time.
+    public func generatorBehindReasons(lagP99BoundMicros: Int64 = 50_000) -> [String] {
+        var reasons: [String] = []
+        if let lag = metric(Recorder.schedulingLag)?.corrected, !lag.isEmpty {
+            let p99 = lag.value(atPercentile: 99)
+            if p99 > lagP99BoundMicros {
+                reasons.append("scheduling lag p99 \(Self.ms(p99)) ms is over the \(Self.ms(lagP99BoundMicros)) ms bound "
+                               + "(max \(Self.ms(lag.max)) ms): requests went out later than planned")
+            }
+        }
+        if let dropped = counters["dropped_arrivals"], dropped > 0 {
+            reasons.append("\(dropped) arrivals were dropped because no virtual user could start on time")
+        }
+        return reasons
+    }
+
+    private static func ms(_ micros: Int64) -> String {
+        let v = Double(micros) / 1000
+        return v == v.rounded() ? String(Int64(v)) : String(format: "%.1f", v)
+    }
+}
