@@ -7,6 +7,8 @@ public enum FleetCLI {
     /// Every subcommand. A helper adding a command adds one line here and one file beside it.
     public static var commands: [any FleetCommand.Type] {
         [
+            RunCommand.self,
+            ProfileCommand.self,
         ]
     }
 

@@ -1,0 +1,58 @@
+import Dispatch
+import FleetCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Path of the running `fleet` binary, to start the embedded stack as a child of the same build.
+enum SelfExecutable {
+    static func path() -> String {
+        var buf = [CChar](repeating: 0, count: 4096)
+        let n = readlink("/proc/self/exe", &buf, buf.count - 1)
+        return n > 0 ? String(cString: Array(buf[0..<n]) + [0]) : CommandLine.arguments[0]
+    }
+}
+
+/// Runs async work from a synchronous command and waits for it. The wait blocks the main thread
+/// only; users and the engine run on Dispatch's pool and the engine's own I/O threads.
+enum BlockingTask {
+    static func run(_ body: @escaping @Sendable () async -> Int32) -> Int32 {
+        let done = DispatchSemaphore(value: 0)
+        let box = ResultBox()
+        Task {
+            box.set(await body())
+            done.signal()
+        }
+        done.wait()
+        return box.get()
+    }
+
+    private final class ResultBox: @unchecked Sendable {
+        private let lock = Lock()
+        private var value: Int32 = 0
+        func set(_ v: Int32) { lock.withLock { value = v } }
+        func get() -> Int32 { lock.withLock { value } }
+    }
+}
+
+/// SIGINT and SIGTERM become calls to `handler` while `body` runs (Dispatch signal sources, so
+/// no work happens inside a signal handler); the default dispositions come back afterwards.
+enum SignalBridge {
+    static func withInterrupts(_ handler: @escaping @Sendable () -> Void, _ body: () -> Int32) -> Int32 {
+        let queue = DispatchQueue(label: "fleet.signals")
+        var sources: [DispatchSourceSignal] = []
+        for sig in [SIGINT, SIGTERM] {
+            signal(sig, SIG_IGN)
+            let s = DispatchSource.makeSignalSource(signal: sig, queue: queue)
+            s.setEventHandler(handler: handler)
+            s.resume()
+            sources.append(s)
+        }
+        defer {
+            for s in sources { s.cancel() }
+            signal(SIGINT, SIG_DFL)
+            signal(SIGTERM, SIG_DFL)
+        }
+        return body()
+    }
+}

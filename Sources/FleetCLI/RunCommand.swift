@@ -1,0 +1,64 @@
+import Dispatch
+import FleetCore
+import FleetRunner
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `fleet run --profile FILE [--target URL] [--out DIR] [--seed N] [--baseline RESULTS] [--history PATH]`
+public enum RunCommand: FleetCommand {
+    public static let name = "run"
+    public static let summary = "run a profile's virtual users against a stack and write the report"
+
+    public static func run(_ arguments: [String], io: CommandIO) throws -> Int32 {
+        var a = ArgumentReader(arguments)
+        guard let profilePath = try a.option("profile", short: "p") else { throw UsageError("--profile FILE is required") }
+        let target = try a.option("target")
+        let out = try a.option("out")
+        let seed = try a.intOption("seed")
+        let baseline = try a.option("baseline")
+        let history = try a.option("history")
+        let duration = try a.doubleOption("duration")
+        let allowRemote = a.flag("allow-remote")
+        if !(try a.finish()).isEmpty { throw UsageError("unexpected argument '\(a.positional[0])'") }
+
+        var profile: Profile
+        do { profile = try Profile.load(path: profilePath) } catch {
+            io.err(error.description)
+            return ExitCode.usage
+        }
+        if let s = seed {
+            guard s >= 0 else { throw UsageError("--seed: expected a non-negative integer") }
+            profile.seed = UInt64(s)
+        }
+        if let d = duration {
+            guard d > 0 else { throw UsageError("--duration: expected seconds > 0") }
+            profile.durationS = d
+        }
+        var options = RunOptions(profile: profile)
+        options.target = target
+        if let out { options.outDir = out }
+        if let history { options.historyPath = history }
+        options.baselinePath = baseline
+        options.allowRemote = allowRemote
+        options.progressEveryS = isatty(1) != 0 ? 1 : 5
+
+        let recordings: any RecordingSourceLoader.Source
+        do { recordings = try RecordingSourceLoader.load(directory: profile.corpusDir, profile: profilePath) } catch {
+            io.err("\(error)")
+            return ExitCode.usage
+        }
+        let session = RunSession(options: options, launcher: ChildProcessStackLauncher(executable: SelfExecutable.path()),
+                                 recordings: recordings, say: io.out)
+        return SignalBridge.withInterrupts({ session.interrupt() }) {
+            BlockingTask.run {
+                do {
+                    return try await session.run().exitCode
+                } catch {
+                    io.err("fleet run: \(error)")
+                    return ExitCode.failure
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,87 @@
+import FleetCore
+
+/// Typed calls of API.md used by the journeys. Each returns the parsed object or an `APIError`;
+/// the raw JSON stays available through `call` for anything else.
+extension APIClient {
+    /// `POST /auth/anonymous`; stores the tokens in `c`.
+    public func signIn(_ c: Credentials, intended: UInt64, random: inout SeededRandom) async -> Result<String, APIError> {
+        let body: JSONValue = ["install_id": .string(c.installId), "timezone": .string(c.timezone), "locale": .string(c.locale),
+                               "app_version": .string(settings.appVersion), "platform": .string(settings.platform)]
+        let r = await call("POST /auth/anonymous", path: "/auth/anonymous", body: body, credentials: nil,
+                           intended: intended, random: &random)
+        return r.flatMap { resp in
+            guard let uid = resp.body["user_id"]?.string, let at = resp.body["access_token"]?.string else {
+                return .failure(.badResponse("auth: user_id or access_token missing", status: resp.status))
+            }
+            c.userId = uid
+            c.accessToken = at
+            c.refreshToken = resp.body["refresh_token"]?.string
+            return .success(uid)
+        }
+    }
+
+    public func createSession(articleId: String, kind: String, key: String, _ c: Credentials, intended: UInt64,
+                              random: inout SeededRandom) async -> Result<SessionInfo, APIError> {
+        await typed("POST /sessions", path: "/sessions", body: ["article_id": .string(articleId), "kind": .string(kind)],
+                    key: key, c, intended, &random, SessionInfo.init)
+    }
+
+    public func session(_ id: String, _ c: Credentials, intended: UInt64, random: inout SeededRandom) async -> Result<SessionInfo, APIError> {
+        await typed("GET /sessions/{id}", path: "/sessions/\(id)", body: nil, key: nil, c, intended, &random, SessionInfo.init)
+    }
+
+    public func readingComplete(_ id: String, _ c: Credentials, intended: UInt64, random: inout SeededRandom) async -> Result<SessionInfo, APIError> {
+        await typed("POST /sessions/{id}/reading-complete", path: "/sessions/\(id)/reading-complete", body: nil, key: nil,
+                    c, intended, &random, SessionInfo.init)
+    }
+
+    /// `POST /sessions/{id}/attempts`: declares the recording and returns where to upload it.
+    public func createAttempt(session: String, round: Int, sha256: String, sizeBytes: Int, contentType: String, durationMs: Int,
+                              key: String, _ c: Credentials, intended: UInt64, random: inout SeededRandom) async -> Result<UploadTicket, APIError> {
+        let body: JSONValue = ["round": .number(Double(round)), "sha256": .string(sha256), "size_bytes": .number(Double(sizeBytes)),
+                               "content_type": .string(contentType), "duration_ms": .number(Double(durationMs))]
+        return await typed("POST /sessions/{id}/attempts", path: "/sessions/\(session)/attempts", body: body, key: key,
+                           c, intended, &random, UploadTicket.init)
+    }
+
+    public func submit(attempt: String, _ c: Credentials, intended: UInt64, random: inout SeededRandom) async -> Result<AttemptInfo, APIError> {
+        await typed("POST /attempts/{id}/submit", path: "/attempts/\(attempt)/submit", body: nil, key: nil, c, intended, &random,
+                    AttemptInfo.init)
+    }
+
+    public func attempt(_ id: String, _ c: Credentials, intended: UInt64, random: inout SeededRandom) async -> Result<AttemptInfo, APIError> {
+        await typed("GET /attempts/{id}", path: "/attempts/\(id)", body: nil, key: nil, c, intended, &random, AttemptInfo.init)
+    }
+
+    /// `POST /sessions/{id}/complete` with the session id as Idempotency-Key (API.md).
+    public func complete(session: String, _ c: Credentials, intended: UInt64, random: inout SeededRandom) async -> Result<SettlementInfo, APIError> {
+        await typed("POST /sessions/{id}/complete", path: "/sessions/\(session)/complete", body: nil, key: session,
+                    c, intended, &random, SettlementInfo.init)
+    }
+
+    public func home(_ c: Credentials, intended: UInt64, random: inout SeededRandom) async -> Result<HomeInfo, APIError> {
+        await typed("GET /home", path: "/home", body: nil, key: nil, c, intended, &random) { HomeInfo($0) }
+    }
+
+    public func config(_ c: Credentials, intended: UInt64, random: inout SeededRandom) async -> Result<JSONValue, APIError> {
+        await call("GET /config", path: "/config", credentials: c, intended: intended, random: &random).map(\.body)
+    }
+
+    public func me(_ c: Credentials, intended: UInt64, random: inout SeededRandom) async -> Result<JSONValue, APIError> {
+        await call("GET /me", path: "/me", credentials: c, intended: intended, random: &random).map(\.body)
+    }
+
+    private func typed<T>(_ template: String, path: String, body: JSONValue?, key: String?, _ c: Credentials,
+                          _ intended: UInt64, _ random: inout SeededRandom, _ make: (JSONValue) -> T?) async -> Result<T, APIError> {
+        let r = await call(template, path: path, body: body, idempotencyKey: key, credentials: c, intended: intended, random: &random)
+        switch r {
+        case let .success(resp):
+            guard let v = make(resp.body) else {
+                return .failure(.badResponse("\(template): response lacks required fields", status: resp.status))
+            }
+            return .success(v)
+        case let .failure(e):
+            return .failure(e)
+        }
+    }
+}

@@ -1,0 +1,27 @@
+/// The tokens and locale of one installed app: what the keychain would hold.
+///
+/// Owned by one virtual user and only touched from that user's sequential journey task; the
+/// `@unchecked Sendable` lets the task carry it across the engine's completion queues, never share it.
+public final class Credentials: @unchecked Sendable {
+    public var installId: String
+    public var userId: String?
+    public var accessToken: String?
+    public var refreshToken: String?
+    /// UI locale sent as `Accept-Language` on every request.
+    public var locale: String
+    /// IANA name or `±HH:MM`, given at sign-in; the stack counts streak days in it.
+    public var timezone: String
+
+    public init(installId: String, locale: String, timezone: String) {
+        self.installId = installId
+        self.locale = locale
+        self.timezone = timezone
+    }
+
+    /// Forgets the tokens (account deleted, or sign-in must be redone).
+    public func signOut() {
+        userId = nil
+        accessToken = nil
+        refreshToken = nil
+    }
+}

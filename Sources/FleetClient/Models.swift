@@ -1,0 +1,131 @@
+import FleetCore
+
+/// The few fields of API objects the virtual users act on. Everything else in a response is
+/// ignored (API.md: unknown fields are ignored by the client); a missing required field makes the
+/// typed call fail with `bad_response` rather than crash.
+
+public struct SessionInfo: Sendable, Equatable {
+    public var id: String
+    public var kind: String
+    public var articleId: String
+    public var language: String
+    public var stage: String
+    /// round → attempt id of that round's current attempt.
+    public var roundAttempts: [Int: String]
+
+    public init?(_ j: JSONValue) {
+        guard let id = j["id"]?.string, let stage = j["stage"]?.string else { return nil }
+        self.id = id
+        self.stage = stage
+        kind = j["kind"]?.string ?? ""
+        articleId = j["article_id"]?.string ?? ""
+        language = j["language"]?.string ?? ""
+        var rounds: [Int: String] = [:]
+        for r in j["rounds"]?.array ?? [] {
+            if let n = r["round"]?.int, let a = r["attempt_id"]?.string { rounds[n] = a }
+        }
+        roundAttempts = rounds
+    }
+}
+
+public struct UploadTicket: Sendable {
+    public var attemptId: String
+    public var url: String
+    public var method: String
+    public var headers: [(String, String)]
+    /// Wall-clock milliseconds since the epoch after which the URL is refused.
+    public var expiresAtMillis: Int64?
+
+    public init?(_ j: JSONValue) {
+        guard let id = j["attempt_id"]?.string, let u = j["upload"], let url = u["url"]?.string else { return nil }
+        attemptId = id
+        self.url = url
+        method = u["method"]?.string ?? "PUT"
+        headers = (u["headers"]?.object ?? [:]).compactMap { k, v in v.string.map { (k, $0) } }.sorted { $0.0 < $1.0 }
+        expiresAtMillis = u["expires_at"]?.string.flatMap(RFC3339.parseMillis)
+    }
+}
+
+public struct AttemptInfo: Sendable {
+    public static let terminal: Set<String> = ["assessed", "failed", "unreliable"]
+
+    public var id: String
+    public var status: String
+    public var retryable: Bool
+    public var reason: String?
+    public var submittedAtMillis: Int64?
+    public var assessedAtMillis: Int64?
+    public var assessmentId: String?
+    public var overall: Int?
+
+    public var isTerminal: Bool { Self.terminal.contains(status) }
+
+    public init?(_ j: JSONValue) {
+        guard let id = j["id"]?.string, let status = j["status"]?.string else { return nil }
+        self.id = id
+        self.status = status
+        retryable = j["retryable"]?.bool ?? false
+        reason = j["reason"]?.string
+        submittedAtMillis = j["submitted_at"]?.string.flatMap(RFC3339.parseMillis)
+        assessedAtMillis = j["assessed_at"]?.string.flatMap(RFC3339.parseMillis)
+        assessmentId = j["assessment"]?["id"]?.string
+        overall = j["assessment"]?["overall"]?.int
+    }
+}
+
+public struct SettlementInfo: Sendable {
+    public var sessionId: String
+    public var xpAwarded: Int
+    public var xpTotal: Int
+    public var streak: Int
+    public var outcome: String
+    public var replayed: Bool
+    /// The response without `replayed`, to check that a replay is byte-for-byte the first settlement.
+    public var canonical: String
+
+    public init?(_ j: JSONValue) {
+        guard let sid = j["session_id"]?.string, let xp = j["xp_awarded"]?.int else { return nil }
+        sessionId = sid
+        xpAwarded = xp
+        xpTotal = j["xp_total"]?.int ?? 0
+        streak = j["streak"]?["current"]?.int ?? 0
+        outcome = j["outcome"]?.string ?? ""
+        replayed = j["replayed"]?.bool ?? false
+        var o = j.object ?? [:]
+        o["replayed"] = nil
+        canonical = JSONValue.object(o).serialized()
+    }
+}
+
+public struct HomeInfo: Sendable {
+    public var questArticleId: String?
+    public var questSessionId: String?
+    public var questStatus: String?
+    public var resumeSessionId: String?
+    public var resumeStage: String?
+    public var streak: Int
+
+    public init(_ j: JSONValue) {
+        questArticleId = j["today_quest"]?["article_id"]?.string
+        questSessionId = j["today_quest"]?["session_id"]?.string
+        questStatus = j["today_quest"]?["status"]?.string
+        resumeSessionId = j["resume_session"]?["id"]?.string
+        resumeStage = j["resume_session"]?["stage"]?.string
+        streak = j["streak"]?.int ?? 0
+    }
+}
+
+/// The client's polling policy, from `GET /config` (defaults as API.md gives them).
+public struct PollPolicy: Sendable {
+    public var initialMs = 2_000.0
+    public var maxMs = 5_000.0
+    public var giveUpMs = 120_000.0
+
+    public init() {}
+
+    public init(config j: JSONValue) {
+        if let v = j["poll"]?["initial_ms"]?.double, v > 0 { initialMs = v }
+        if let v = j["poll"]?["max_ms"]?.double, v > 0 { maxMs = v }
+        if let v = j["poll"]?["give_up_ms"]?.double, v > 0 { giveUpMs = v }
+    }
+}

@@ -1,0 +1,32 @@
+import FleetClient
+
+/// What survives an app kill: the keychain and the app's files.
+///
+/// Memory (the journey's local variables, in-flight transfers) is lost on a kill; this is what a
+/// relaunched app finds on disk. Owned by one virtual user; see `Credentials` for why it is
+/// `@unchecked Sendable`.
+public final class Device: @unchecked Sendable {
+    public let credentials: Credentials
+    /// Recordings persisted before upload (flow 6: "persist file + attempt metadata").
+    public var uploadQueue: [PendingUpload] = []
+    /// Cached `GET /config` poll policy.
+    public var poll = PollPolicy()
+    /// Whether the OS has granted the microphone (flow 5).
+    public var micPermission: MicPermission = .notAsked
+
+    public init(credentials: Credentials) {
+        self.credentials = credentials
+    }
+}
+
+public enum MicPermission: Sendable { case notAsked, granted, denied }
+
+/// A recording waiting to be uploaded, with the key that makes its attempt idempotent.
+public struct PendingUpload: Sendable {
+    public var sessionId: String
+    public var round: Int
+    public var idempotencyKey: String
+    public var recording: Recording
+    public var attemptId: String?
+    public var uploaded: Bool
+}

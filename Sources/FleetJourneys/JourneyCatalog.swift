@@ -1,0 +1,11 @@
+/// Every journey a profile can name, by name.
+public enum JourneyCatalog {
+    public static let all: [String: any Journey] = {
+        var m: [String: any Journey] = [:]
+        for j: any Journey in [DailyQuest()] { m[j.name] = j }
+        return m
+    }()
+
+    /// The lifecycle cohorts of the population model (seeds/002): which state a user starts in.
+    public static let cohorts: Set<String> = ["new", "returning", "trial", "subscriber", "at_risk", "expired", "reactivated"]
+}

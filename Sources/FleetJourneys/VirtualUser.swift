@@ -1,0 +1,115 @@
+import FleetClient
+import FleetCore
+import FleetMetrics
+
+/// What every user of a run shares: the API client, the recorder, the recordings, the behaviour.
+public struct FleetWorld: Sendable {
+    public var client: APIClient
+    public var recorder: Recorder
+    public var recordings: any RecordingSource
+    public var behaviour: Behaviour
+
+    public init(client: APIClient, recorder: Recorder, recordings: any RecordingSource, behaviour: Behaviour) {
+        self.client = client
+        self.recorder = recorder
+        self.recordings = recordings
+        self.behaviour = behaviour
+    }
+}
+
+/// One simulated person with one phone: a few hundred bytes of state advanced by its own task.
+///
+/// A user never owns a thread: it is suspended on Dispatch timers (think times, polls) and on the
+/// HTTP engine's completions. `nextIntended` is the instant its next request is *meant* to go
+/// out; every request is recorded against it, so a late generator cannot pass for a fast server.
+/// Only its own journey task touches it (hence `@unchecked Sendable`).
+public final class VirtualUser: @unchecked Sendable {
+    public let index: Int
+    public let world: FleetWorld
+    public let device: Device
+    public var random: SeededRandom
+    public let cohort: String
+    public private(set) var journey = ""
+    /// The step the user is in, for the funnel and for reporting where a journey ended.
+    public private(set) var step = "start"
+    public var nextIntended: UInt64
+
+    public init(index: Int, seed: UInt64, world: FleetWorld, device: Device, cohort: String, start: UInt64) {
+        self.index = index
+        self.world = world
+        self.device = device
+        self.cohort = cohort
+        random = SeededRandom(seed: seed, stream: UInt64(index))
+        nextIntended = start
+    }
+
+    public var client: APIClient { world.client }
+    public var credentials: Credentials { device.credentials }
+
+    /// Walks `journey` once and records how it ended.
+    public func run(_ journey: any Journey) async -> JourneyOutcome {
+        self.journey = journey.name
+        step = "start"
+        let started = nextIntended
+        world.recorder.journeyStarted(journey.name, cohort: cohort)
+        do {
+            try await journey.walk(self)
+            world.recorder.journeyEnded(journey.name, cohort: cohort, outcome: .completed, step: "done", errorCode: nil,
+                                        intended: started, end: MonotonicClock.now())
+            return .completed
+        } catch {
+            world.recorder.journeyEnded(journey.name, cohort: cohort, outcome: error.outcome, step: error.step,
+                                        errorCode: error.code, intended: started, end: MonotonicClock.now())
+            return error.outcome
+        }
+    }
+
+    /// Marks arrival at a step of the funnel.
+    public func reach(_ name: String) {
+        step = name
+        world.recorder.journeyReached(journey, cohort: cohort, step: name)
+    }
+
+    /// Pauses for the step's think time (scaled), starting from the end of the last response.
+    public func think(_ name: String) async throws(JourneyStop) {
+        let ms = world.behaviour.thinkTime(name).sample(&random) * world.behaviour.timeScale
+        try await pause(ms: ms)
+    }
+
+    /// Pauses `ms` after the current intended instant; throws when the task is cancelled.
+    public func pause(ms: Double) async throws(JourneyStop) {
+        nextIntended = max(nextIntended, MonotonicClock.now()) &+ UInt64(max(0, ms) * 1e6)
+        guard await Pause.until(nextIntended) else { throw .interrupted(step: step) }
+    }
+
+    /// A branch of the Markov chain: true with the profile's probability for `key`.
+    public func decide(_ key: String, default p: Double) -> Bool {
+        random.chance(world.behaviour.probability("\(journey).\(key)", default: p))
+    }
+
+    /// Unwraps a call's result; an error ends the journey as failed at the current step. The
+    /// next request is meant to go out as soon as this response arrived.
+    public func expect<T>(_ result: Result<T, APIError>) throws(JourneyStop) -> T {
+        switch result {
+        case let .success(v):
+            nextIntended = MonotonicClock.now()
+            return v
+        case let .failure(e):
+            throw stop(for: e)
+        }
+    }
+
+    /// The stop a given API error means at this step (a kill shows as `interrupted`).
+    public func stop(for e: APIError) -> JourneyStop {
+        if e.isAborted || Task.isCancelled { return .interrupted(step: step) }
+        return .failed(step: step, code: e.code, message: e.message)
+    }
+
+    /// A fresh idempotency key from the user's generator (deterministic per seed).
+    public func newKey() -> String {
+        Hex.encode((0..<2).flatMap { _ -> [UInt8] in
+            let v = random.next()
+            return (0..<8).map { UInt8(truncatingIfNeeded: v >> ($0 * 8)) }
+        })
+    }
+}

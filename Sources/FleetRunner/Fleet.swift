@@ -1,0 +1,69 @@
+import FleetClient
+import FleetCore
+import FleetJourneys
+import FleetMetrics
+
+/// Runs a profile's scenarios: builds each arriving user, picks its journey and cohort from the
+/// user's own generator, and walks it. No thread per user: users are tasks suspended on Dispatch
+/// timers and on the engine's completions.
+public final class Fleet: Sendable {
+    public let profile: Profile
+    public let world: FleetWorld
+    public let control: RunControl
+
+    public init(profile: Profile, world: FleetWorld, control: RunControl) {
+        self.profile = profile
+        self.world = world
+        self.control = control
+    }
+
+    /// Starts every scenario at its offset from `start` and returns when all arrivals are done
+    /// and every user has ended (or the run was stopped and drained).
+    public func run(start: UInt64) async {
+        control.setArrivalsDeadline(start &+ UInt64(profile.durationS * 1e9))
+        await withTaskGroup(of: Void.self) { group in
+            for (i, scenario) in profile.scenarios.enumerated() {
+                let driver = ArrivalDriver(start: start &+ UInt64(scenario.startS * 1e9), scenarioIndex: i, seed: profile.seed,
+                                           control: control, recorder: world.recorder) { [self] local, intended in
+                    await self.walk(scenario: i, local: local, intended: intended)
+                }
+                group.addTask {
+                    guard await driver.waitUntil(driver.start) else { return }
+                    await scenario.model.model.drive(driver)
+                }
+            }
+        }
+    }
+
+    /// The stream of user `local` of scenario `s`: one seed gives the same users in every run.
+    public static func stream(scenario s: Int, local: Int) -> UInt64 { UInt64(s) << 40 | UInt64(local) }
+
+    func walk(scenario s: Int, local: Int, intended: UInt64) async {
+        control.userStarted()
+        defer { control.userEnded() }
+        let scenario = profile.scenarios[s]
+        let stream = Self.stream(scenario: s, local: local)
+        var pick = SeededRandom(seed: profile.seed ^ 0x5EED_C0DE, stream: stream)
+        let journeyNames = scenario.journeys.keys.sorted()
+        let journey = JourneyCatalog.all[journeyNames[pick.weightedIndex(journeyNames.map { scenario.journeys[$0]! })]]!
+        let cohortNames = scenario.cohorts.keys.sorted()
+        let cohort = cohortNames[pick.weightedIndex(cohortNames.map { scenario.cohorts[$0]! })]
+        let device = Device(credentials: UserIdentity.make(&pick))
+        let user = VirtualUser(index: Int(stream), seed: profile.seed, world: world, device: device, cohort: cohort, start: intended)
+        world.recorder.recordLatency("user_start", intended: intended, actual: MonotonicClock.now(), end: MonotonicClock.now())
+        _ = await user.run(journey)
+    }
+}
+
+/// The install of a new user: install id, UI locale and timezone, drawn from the user's generator.
+enum UserIdentity {
+    static let locales = ["en-US", "en-GB", "zh-Hans-CN", "zh-Hans-SG"]
+    static let timezones = ["UTC", "Europe/London", "America/New_York", "Asia/Shanghai", "Asia/Singapore", "+05:30", "-03:00"]
+
+    static func make(_ r: inout SeededRandom) -> Credentials {
+        let id = "inst-" + Hex.encode((0..<12).map { _ in UInt8(truncatingIfNeeded: r.next()) })
+        let locale = locales[Int(r.next() % UInt64(locales.count))]
+        let tz = timezones[Int(r.next() % UInt64(timezones.count))]
+        return Credentials(installId: id, locale: locale, timezone: tz)
+    }
+}

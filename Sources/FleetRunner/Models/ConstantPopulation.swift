@@ -1,0 +1,38 @@
+import FleetCore
+
+/// `constant-population`: a closed model. `users` users are alive for `duration_s`; each is
+/// replaced by a new user when its journey ends (soak tests). Starts spread over `ramp_s`.
+public struct ConstantPopulation: WorkloadModel {
+    public static let type = "constant-population"
+    public var users: Int
+    public var durationS: Double
+    public var rampS: Double
+
+    public static func parse(_ o: [String: JSONValue], path: String, reader: ProfileReader) -> ConstantPopulation? {
+        _ = reader.object(.object(o), path, known: ["type", "users", "duration_s", "ramp_s"])
+        let users = reader.integer(o, "users", path, required: true, atLeast: 1)
+        let d = reader.number(o, "duration_s", path, required: true, greaterThan: 0)
+        let ramp = reader.number(o, "ramp_s", path, atLeast: 0) ?? 0
+        guard let users, let d else { return nil }
+        if ramp > d { reader.issue(reader.join(path, "ramp_s"), "must be <= duration_s (\(d))") }
+        return ConstantPopulation(users: users, durationS: d, rampS: ramp)
+    }
+
+    public var plannedDurationS: Double { durationS }
+
+    public func drive(_ driver: ArrivalDriver) async {
+        let end = driver.start &+ UInt64(durationS * 1e9)
+        await withTaskGroup(of: Void.self) { group in
+            for slot in 0..<users {
+                let first = driver.start &+ UInt64(Double(slot) * rampS / Double(max(1, users)) * 1e9)
+                group.addTask {
+                    var intended = first
+                    while intended < end, await driver.waitUntil(intended) {
+                        await driver.runOne(intended: intended)
+                        intended = MonotonicClock.now()
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,36 @@
+import Dispatch
+import Foundation
+import FleetCore
+import FleetHTTP
+
+/// Checks that the target answers HTTP at all before any user starts, so that a wrong URL is a
+/// clear error within seconds instead of a run full of connection errors.
+enum Preflight {
+    static func check(base: String, engine: HTTPEngine, timeoutS: Double) async throws {
+        let request = HTTPRequest(method: "GET", url: base + "/config", headers: [HTTPHeader("Accept", "application/json")],
+                                  timeout: timeoutS)
+        let result: Result<HTTPResponse, HTTPError> = await withCheckedContinuation { c in
+            engine.send(request, queue: DispatchQueue.global()) { c.resume(returning: $0) }
+        }
+        if case let .failure(e) = result {
+            throw RunError("target \(base) is unreachable (\(e.kind.rawValue): \(e.message))")
+        }
+    }
+}
+
+/// The bench's own git revision, for the history table (unknown outside a checkout).
+enum GitRevision {
+    static func current() -> String {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        p.arguments = ["git", "rev-parse", "--short", "HEAD"]
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = FileHandle.nullDevice
+        guard (try? p.run()) != nil else { return "unknown" }
+        p.waitUntilExit()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        let s = String(decoding: data, as: UTF8.self).trimmingWhitespace()
+        return p.terminationStatus == 0 && !s.isEmpty ? s : "unknown"
+    }
+}

@@ -1,0 +1,163 @@
+import FleetCore
+import FleetJourneys
+
+/// Bad input: every problem of a profile, each with its JSON path, and the file it came from.
+public struct ProfileError: Error, CustomStringConvertible {
+    public var file: String
+    public var issues: [ProfileIssue]
+
+    public var description: String { issues.map { "\(file): \($0)" }.joined(separator: "\n") }
+}
+
+extension Profile {
+    static let topLevel: Set<String> = ["name", "description", "seed", "duration_s", "grace_s", "target", "stack", "client",
+                                        "corpus", "think_times", "probabilities", "time_scale", "network", "scenarios",
+                                        "thresholds", "max_lag_ms", "window_s", "max_rerecords"]
+
+    /// Reads and validates a profile file, reporting every problem at once.
+    public static func load(path: String) throws(ProfileError) -> Profile {
+        guard let data = FileBytes.read(path) else {
+            throw ProfileError(file: path, issues: [ProfileIssue(path: "(file)", message: "cannot be read")])
+        }
+        let json: JSONValue
+        do { json = try JSONValue.parse(data) } catch {
+            throw ProfileError(file: path, issues: [ProfileIssue(path: "(file)", message: "\(error)")])
+        }
+        return try parse(json, file: path)
+    }
+
+    public static func parse(_ json: JSONValue, file: String) throws(ProfileError) -> Profile {
+        let r = ProfileReader()
+        guard let o = r.object(json, "", known: topLevel) else {
+            throw ProfileError(file: file, issues: [ProfileIssue(path: "(root)", message: "must be a JSON object")])
+        }
+        let name = r.string(o, "name", "", required: true) ?? ""
+        let seed = r.integer(o, "seed", "", atLeast: 0).map(UInt64.init) ?? 1
+        let duration = r.number(o, "duration_s", "", required: true, greaterThan: 0) ?? 60
+        let grace = r.number(o, "grace_s", "", atLeast: 0) ?? 10
+        let target = r.string(o, "target", "")
+        if let t = target, !(t.hasPrefix("http://") || t.hasPrefix("https://")) {
+            r.issue("target", "must be an http:// or https:// URL")
+        }
+        if let s = o["stack"], s.object == nil { r.issue("stack", "must be an object") }
+
+        var client = ClientProfile()
+        if let c = r.object(o["client"], "client", known: ["app_version", "sandbox_key", "request_timeout_s", "max_retries", "connections"]) {
+            client.appVersion = r.string(c, "app_version", "client") ?? client.appVersion
+            client.sandboxKey = r.string(c, "sandbox_key", "client") ?? client.sandboxKey
+            client.requestTimeoutS = r.number(c, "request_timeout_s", "client", greaterThan: 0) ?? client.requestTimeoutS
+            client.maxRetries = r.integer(c, "max_retries", "client", atLeast: 0, atMost: 20) ?? client.maxRetries
+            client.connections = r.integer(c, "connections", "client", atLeast: 0) ?? client.connections
+        }
+
+        var corpusDir = "audio-corpus"
+        var clipMix: [String: Double] = ["speech": 1]
+        if let c = r.object(o["corpus"], "corpus", known: ["dir", "clip_mix"]) {
+            corpusDir = r.string(c, "dir", "corpus") ?? corpusDir
+            clipMix = r.weights(c, "clip_mix", "corpus") ?? clipMix
+        }
+
+        var thinkTimes: [String: ThinkTime] = [:]
+        var defaultThink = ThinkTime.uniform(minMs: 1_000, maxMs: 3_000)
+        if let t = r.object(o["think_times"], "think_times", known: Set((o["think_times"]?.object ?? [:]).keys)) {
+            for k in t.keys.sorted() {
+                guard let d = parseDistribution(t[k]!, path: "think_times.\(k)", r) else { continue }
+                if k == "default" { defaultThink = d } else { thinkTimes[k] = d }
+            }
+        }
+        var probabilities: [String: Double] = [:]
+        if let p = r.object(o["probabilities"], "probabilities", known: Set((o["probabilities"]?.object ?? [:]).keys)) {
+            for k in p.keys.sorted() {
+                if let v = r.number(p, k, "probabilities", atLeast: 0, atMost: 1) { probabilities[k] = v }
+            }
+        }
+        let timeScale = r.number(o, "time_scale", "", greaterThan: 0, atMost: 100) ?? 1
+        let maxReRecords = r.integer(o, "max_rerecords", "", atLeast: 0, atMost: 10) ?? 2
+
+        var network = NetworkConditions()
+        if let n = r.object(o["network"], "network", known: ["kill_rate", "offline_rate", "offline", "relaunch"]) {
+            network.killRate = r.number(n, "kill_rate", "network", atLeast: 0, atMost: 1) ?? 0
+            network.offlineRate = r.number(n, "offline_rate", "network", atLeast: 0, atMost: 1) ?? 0
+            if let d = n["offline"] { network.offline = parseDistribution(d, path: "network.offline", r) ?? network.offline }
+            if let d = n["relaunch"] { network.relaunch = parseDistribution(d, path: "network.relaunch", r) ?? network.relaunch }
+        }
+
+        let scenarios = parseScenarios(o["scenarios"], r)
+        var thresholds: [String: [String]] = [:]
+        if let t = r.object(o["thresholds"], "thresholds", known: Set((o["thresholds"]?.object ?? [:]).keys)) {
+            for k in t.keys.sorted() {
+                guard let list = t[k]!.array, list.allSatisfy({ $0.string != nil }) else {
+                    r.issue("thresholds.\(k)", "must be an array of strings like \"p99 < 8000\"")
+                    continue
+                }
+                let exprs = list.compactMap(\.string)
+                for (i, e) in exprs.enumerated() {
+                    if let problem = ThresholdSyntax.problem(e) { r.issue("thresholds.\(k)[\(i)]", problem) }
+                }
+                thresholds[k] = exprs
+            }
+        }
+        let maxLag = r.number(o, "max_lag_ms", "", greaterThan: 0) ?? 100
+        let window = r.number(o, "window_s", "", greaterThan: 0, atMost: 3600) ?? 1
+        if !r.issues.isEmpty { throw ProfileError(file: file, issues: r.issues) }
+        let behaviour = Behaviour(thinkTimes: thinkTimes, defaultThinkTime: defaultThink, probabilities: probabilities,
+                                  timeScale: timeScale, clipMix: clipMix, maxReRecords: maxReRecords)
+        return Profile(name: name, description: o["description"]?.string ?? "", seed: seed, durationS: duration, graceS: grace,
+                       target: target, stack: o["stack"], client: client, corpusDir: corpusDir, behaviour: behaviour,
+                       network: network, scenarios: scenarios, thresholds: thresholds, maxLagMs: maxLag, windowS: window)
+    }
+
+    static func parseScenarios(_ v: JSONValue?, _ r: ProfileReader) -> [Scenario] {
+        guard let v else { r.issue("scenarios", "is required"); return [] }
+        guard let arr = v.array else { r.issue("scenarios", "must be an array"); return [] }
+        if arr.isEmpty { r.issue("scenarios", "must have at least one scenario") }
+        var out: [Scenario] = []
+        var names = Set<String>()
+        for (i, s) in arr.enumerated() {
+            let p = "scenarios[\(i)]"
+            guard let so = r.object(s, p, known: ["name", "start_s", "model", "journeys", "cohorts"]) else { continue }
+            let name = r.string(so, "name", p) ?? "scenario\(i)"
+            if !names.insert(name).inserted { r.issue("\(p).name", "duplicate scenario name '\(name)'") }
+            let start = r.number(so, "start_s", p, atLeast: 0) ?? 0
+            let model = WorkloadModelConfig.parse(so["model"], path: "\(p).model", reader: r)
+            let journeys = r.weights(so, "journeys", p, allowed: Set(JourneyCatalog.all.keys), required: true)
+            let cohorts = r.weights(so, "cohorts", p, allowed: JourneyCatalog.cohorts) ?? ["new": 1]
+            if let model, let journeys {
+                out.append(Scenario(name: name, startS: start, model: model, journeys: journeys, cohorts: cohorts))
+            }
+        }
+        return out
+    }
+
+    /// `{"type": "uniform", "min_ms": 500, "max_ms": 1500}` and the other three kinds.
+    static func parseDistribution(_ v: JSONValue, path: String, _ r: ProfileReader) -> ThinkTime? {
+        guard let o = v.object else { r.issue(path, "must be an object with a \"type\""); return nil }
+        switch o["type"]?.string {
+        case "constant":
+            _ = r.object(v, path, known: ["type", "ms"])
+            return r.number(o, "ms", path, required: true, atLeast: 0).map { .constant(ms: $0) }
+        case "uniform":
+            _ = r.object(v, path, known: ["type", "min_ms", "max_ms"])
+            guard let lo = r.number(o, "min_ms", path, required: true, atLeast: 0),
+                  let hi = r.number(o, "max_ms", path, required: true, atLeast: 0) else { return nil }
+            if hi < lo { r.issue("\(path).max_ms", "must be >= min_ms (\(lo))"); return nil }
+            return .uniform(minMs: lo, maxMs: hi)
+        case "exponential":
+            _ = r.object(v, path, known: ["type", "mean_ms"])
+            return r.number(o, "mean_ms", path, required: true, greaterThan: 0).map { .exponential(meanMs: $0) }
+        case "lognormal":
+            _ = r.object(v, path, known: ["type", "median_ms", "sigma"])
+            guard let m = r.number(o, "median_ms", path, required: true, greaterThan: 0),
+                  let s = r.number(o, "sigma", path, required: true, atLeast: 0, atMost: 5) else { return nil }
+            return .lognormal(medianMs: m, sigma: s)
+        default:
+            r.issue("\(path).type", "must be one of constant, uniform, exponential, lognormal")
+            return nil
+        }
+    }
+
+    /// The planned duration: the latest scenario end, capped by `duration_s`.
+    public var plannedDurationS: Double {
+        min(durationS, scenarios.map { $0.startS + $0.model.model.plannedDurationS }.max() ?? durationS)
+    }
+}

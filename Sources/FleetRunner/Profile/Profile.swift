@@ -1,0 +1,52 @@
+import FleetCore
+import FleetJourneys
+
+/// A run's whole description, read from a JSON file in `profiles/` (schema: profiles/README.md).
+public struct Profile: Sendable {
+    public var name: String
+    public var description: String
+    public var seed: UInt64
+    /// Hard bound on the run, in seconds: arrivals stop and in-flight users get `graceS` more.
+    public var durationS: Double
+    public var graceS: Double
+    /// Base URL of the stack under test; nil runs against the embedded reference stack.
+    public var target: String?
+    /// Settings handed to the embedded stack as its JSON config (ignored with a target).
+    public var stack: JSONValue?
+    public var client: ClientProfile
+    public var corpusDir: String
+    public var behaviour: Behaviour
+    public var network: NetworkConditions
+    public var scenarios: [Scenario]
+    /// `metric → ["p99 < 8000", …]`, evaluated at the end of the run.
+    public var thresholds: [String: [String]]
+    /// Lag p99 (ms) above which the run says the generator fell behind.
+    public var maxLagMs: Double
+    /// Width of a metrics window, in seconds.
+    public var windowS: Double
+}
+
+public struct ClientProfile: Sendable {
+    public var appVersion = "1.4.0"
+    public var sandboxKey = "sandbox-secret"
+    public var requestTimeoutS = 30.0
+    public var maxRetries = 3
+    public var connections = 0
+}
+
+/// Injected network trouble (flows 4 and 6).
+public struct NetworkConditions: Sendable {
+    public var killRate = 0.0
+    public var offlineRate = 0.0
+    public var offline: ThinkTime = .uniform(minMs: 2_000, maxMs: 10_000)
+    public var relaunch: ThinkTime = .uniform(minMs: 1_000, maxMs: 5_000)
+}
+
+/// One population of users with its own load model, journey mix and start time.
+public struct Scenario: Sendable {
+    public var name: String
+    public var startS: Double
+    public var model: WorkloadModelConfig
+    public var journeys: [String: Double]
+    public var cohorts: [String: Double]
+}

@@ -1,0 +1,57 @@
+import Foundation
+import FleetCore
+import FleetMetrics
+import FleetReport
+
+/// Writes a finished run's report files and its history row, and says where they are.
+enum Reporting {
+    static func write(_ results: RunResults, options: RunOptions, say: @Sendable (String) -> Void,
+                      interrupted: Bool) throws -> RunOutcome {
+        let dir = options.outDir + "/" + results.meta.runId
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        var baseline: RunResults?
+        if let b = options.baselinePath { baseline = try RunResults.load(path: b) }
+        var history: [HistoryRow] = []
+        var historyStore: HistoryStore?
+        do {
+            let historyDir = (options.historyPath as NSString).deletingLastPathComponent
+            if !historyDir.isEmpty { try FileManager.default.createDirectory(atPath: historyDir, withIntermediateDirectories: true) }
+            let store = try HistoryStore(path: options.historyPath)
+            try store.append(results)
+            history = try store.list(profile: results.meta.profile, limit: 20)
+            historyStore = store
+        } catch {
+            say("warning: run history not updated (\(options.historyPath): \(error))")
+        }
+        _ = historyStore
+        let index = try ReportWriter.write(results, to: dir, baseline: baseline, history: history)
+        var lines = Summary.lines(results)
+        for v in results.meta.thresholds where !v.passed { lines.append("threshold failed: \(v.message)") }
+        for line in lines { say(line) }
+        say("report: \(index)")
+        let code: Int32
+        if interrupted { code = 130 } else if !results.meta.passed { code = 99 } else { code = 0 }
+        return RunOutcome(reportDir: dir, indexPath: index, exitCode: code, summaryLines: lines)
+    }
+}
+
+/// The few lines printed at the end of a run: the figures people wait for, and the warnings.
+enum Summary {
+    static func lines(_ r: RunResults) -> [String] {
+        var out: [String] = []
+        for note in r.meta.notes { out.append("NOTE: \(note)") }
+        for name in ["assessment_turnaround", "assessment_turnaround_server", "settlement"] {
+            guard let m = r.metric(name), m.corrected.count > 0 else { continue }
+            let h = m.corrected
+            out.append("\(name): n=\(h.count) p50 \(ms(h.value(atPercentile: 50))) ms · p99 \(ms(h.value(atPercentile: 99))) ms"
+                       + " · max \(ms(h.max)) ms")
+        }
+        let t = r.requestTotals
+        let done = r.journeys.reduce(Int64(0)) { $0 + $1.completed }
+        let started = r.journeys.reduce(Int64(0)) { $0 + $1.started }
+        out.append("requests \(t.requests), errors \(t.errors); journeys completed \(done)/\(started)")
+        return out
+    }
+
+    static func ms(_ micros: Int64) -> String { String(format: "%.1f", Double(micros) / 1000) }
+}

@@ -1,0 +1,65 @@
+import FleetCore
+
+/// The run's stop switch and its registry of live user tasks.
+///
+/// Stopping happens in two steps, as a load tester's user expects: first no new arrivals (users
+/// in flight finish within the grace period), then every user task is cancelled, which drops its
+/// in-flight transfers and wakes it from any pause. Measurements already taken are kept.
+public final class RunControl: @unchecked Sendable {
+    private let lock = Lock()
+    private var tasks: [Int: Task<Void, Never>] = [:]
+    private var nextId = 0
+    private var stoppedArrivals = false
+    private var deadline: UInt64 = .max
+    private var active = 0
+
+    public init() {}
+
+    public var arrivalsStopped: Bool { lock.withLock { stoppedArrivals } }
+    public var arrivalsDeadline: UInt64 { lock.withLock { deadline } }
+    public var activeUsers: Int { lock.withLock { active } }
+    public var liveTasks: Int { lock.withLock { tasks.count } }
+
+    /// No user starts at or after `instant` (the profile's duration cap).
+    public func setArrivalsDeadline(_ instant: UInt64) { lock.withLock { deadline = instant } }
+
+    /// Stops arrivals now; users already walking go on.
+    public func stopArrivals() { lock.withLock { stoppedArrivals = true } }
+
+    /// Cancels every live user (their journeys end as interrupted).
+    public func cancelAll() {
+        let all = lock.withLock { () -> [Task<Void, Never>] in
+            stoppedArrivals = true
+            return Array(tasks.values)
+        }
+        for t in all { t.cancel() }
+    }
+
+    func userStarted() { lock.withLock { active += 1 } }
+    func userEnded() { lock.withLock { active -= 1 } }
+
+    /// Starts a user task and keeps it cancellable until it ends; the task removes itself, so
+    /// the registry costs one dictionary entry per live user and no extra task.
+    @discardableResult
+    func spawn(_ body: @escaping @Sendable () async -> Void) -> Task<Void, Never> {
+        lock.withLock {
+            nextId += 1
+            let id = nextId
+            let task = Task {
+                await body()
+                self.lock.withLock { _ = self.tasks.removeValue(forKey: id) }
+            }
+            tasks[id] = task
+            return task
+        }
+    }
+
+    /// Waits until no user task is alive, or until `instant`; true when all ended.
+    public func drain(until instant: UInt64) async -> Bool {
+        while liveTasks > 0 {
+            if MonotonicClock.now() >= instant { return false }
+            await Pause.sleep(seconds: 0.05)
+        }
+        return true
+    }
+}

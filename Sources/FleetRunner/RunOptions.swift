@@ -1,0 +1,61 @@
+import FleetCore
+import FleetJourneys
+
+/// Everything `fleet run` was asked to do, after parsing flags and the profile.
+public struct RunOptions: Sendable {
+    public var profile: Profile
+    /// `--target`, overriding the profile's target; nil and no profile target → embedded stack.
+    public var target: String?
+    /// Reports land in `<outDir>/<run-id>/`.
+    public var outDir = "reports"
+    /// Run history database, relative to where the bench runs (`--history`).
+    public var historyPath = "reports/history.sqlite"
+    /// Results of an earlier run to compare with in the report (`--baseline`).
+    public var baselinePath: String?
+    /// Non-loopback targets are refused unless this is set (`--allow-remote`).
+    public var allowRemote = false
+    /// Seconds between progress lines (1 on a terminal, 5 otherwise).
+    public var progressEveryS = 5.0
+    /// Seconds given to a target to answer its first request before the run gives up.
+    public var reachTimeoutS = 5.0
+
+    public init(profile: Profile) { self.profile = profile }
+
+    public var effectiveTarget: String? { target ?? profile.target }
+}
+
+/// What a finished run produced.
+public struct RunOutcome: Sendable {
+    public var reportDir: String
+    public var indexPath: String
+    public var exitCode: Int32
+    public var summaryLines: [String]
+}
+
+public struct RunError: Error, CustomStringConvertible {
+    public var description: String
+    public init(_ d: String) { description = d }
+}
+
+/// Loopback is the only place a test, a benchmark or CI may send load (127.0.0.0/8, ::1).
+public enum LoopbackGuard {
+    public static func host(of url: String) -> String? {
+        guard let schemeEnd = url.range(of: "://") else { return nil }
+        var rest = url[schemeEnd.upperBound...]
+        if let slash = rest.firstIndex(of: "/") { rest = rest[..<slash] }
+        if let at = rest.lastIndex(of: "@") { rest = rest[rest.index(after: at)...] }
+        if rest.hasPrefix("[") {
+            guard let close = rest.firstIndex(of: "]") else { return nil }
+            return String(rest[rest.index(after: rest.startIndex)..<close])
+        }
+        if let colon = rest.lastIndex(of: ":") { rest = rest[..<colon] }
+        return String(rest)
+    }
+
+    public static func isLoopback(_ url: String) -> Bool {
+        guard let h = host(of: url)?.lowercased() else { return false }
+        if h == "localhost" || h == "::1" { return true }
+        let parts = h.split(separator: ".")
+        return parts.count == 4 && parts[0] == "127" && parts.allSatisfy { UInt8($0) != nil }
+    }
+}

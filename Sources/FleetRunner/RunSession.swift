@@ -1,0 +1,144 @@
+import FleetClient
+import FleetCore
+import FleetHTTP
+import FleetJourneys
+import FleetMetrics
+
+/// One run from start to report: stack, engine, recorder, fleet, progress, stop, report.
+///
+/// Stopping is the part a load tester's user cares about most: the duration cap (or a first
+/// Ctrl-C) stops arrivals and gives users in flight `grace_s` to finish; then (or on a second
+/// Ctrl-C) every user is cancelled, dropping its transfers. Whatever was measured is reported.
+public final class RunSession: @unchecked Sendable {
+    public let options: RunOptions
+    let launcher: any StackLauncher
+    let recordings: any RecordingSource
+    let say: @Sendable (String) -> Void
+    let control = RunControl()
+    private let lock = Lock()
+    private var interrupts = 0
+
+    public init(options: RunOptions, launcher: any StackLauncher, recordings: any RecordingSource,
+                say: @escaping @Sendable (String) -> Void) {
+        self.options = options
+        self.launcher = launcher
+        self.recordings = recordings
+        self.say = say
+    }
+
+    /// Ctrl-C / SIGTERM: the first stops arrivals (grace for users in flight), the second cancels all.
+    public func interrupt() {
+        let n = lock.withLock { () -> Int in interrupts += 1; return interrupts }
+        if n == 1 {
+            say("stopping: no new users; \(Int(options.profile.graceS)) s for users in flight (Ctrl-C again to stop now)")
+            control.stopArrivals()
+        } else {
+            say("stopping now")
+            control.cancelAll()
+        }
+    }
+
+    var interrupted: Bool { lock.withLock { interrupts > 0 } }
+
+    public func run() async throws -> RunOutcome {
+        let profile = options.profile
+        var stack: (any RunningStack)?
+        let base: String
+        if let t = options.effectiveTarget {
+            base = t
+        } else {
+            let s = try launcher.start(settings: profile.stack)
+            stack = s
+            base = s.baseURL
+            say("embedded stack at \(base)")
+        }
+        defer { stack?.stop() }
+        if !LoopbackGuard.isLoopback(base), !options.allowRemote {
+            throw RunError("target \(base) is not a loopback address; pass --allow-remote to load a remote stack")
+        }
+
+        var engineConfig = HTTPEngine.Configuration()
+        engineConfig.maxConnections = profile.client.connections
+        let engine = try HTTPEngine(configuration: engineConfig)
+        defer { engine.shutdown() }
+        try await Preflight.check(base: base, engine: engine, timeoutS: options.reachTimeoutS)
+
+        var clientSettings = ClientSettings(baseURL: base)
+        clientSettings.appVersion = profile.client.appVersion
+        clientSettings.sandboxKey = profile.client.sandboxKey
+        clientSettings.requestTimeout = profile.client.requestTimeoutS
+        clientSettings.maxRetries = profile.client.maxRetries
+        let startWall = WallClock.nowMillis()
+        let start = MonotonicClock.now() &+ 50_000_000  // a short lead so the first arrivals are not late by construction
+        let recorder = Recorder(startNanos: start, windowNanos: UInt64(profile.windowS * 1e9))
+        let client = APIClient(settings: clientSettings, engine: engine, recorder: recorder)
+        let world = FleetWorld(client: client, recorder: recorder, recordings: recordings, behaviour: profile.behaviour)
+        let fleet = Fleet(profile: profile, world: world, control: control)
+        let planned = profile.plannedDurationS
+        let runId = Self.runId(profile: profile.name, wallMillis: startWall, seed: profile.seed)
+        say("run \(runId): profile \(profile.name), seed \(profile.seed), target \(base), planned \(Int(planned)) s")
+
+        let monitor = Task { await self.monitor(recorder: recorder, engine: engine, planned: planned) }
+        let stopper = Task { await self.enforceCap(start: start) }
+        await fleet.run(start: start)
+        // Arrivals are over: users still walking get the grace period, then are cancelled.
+        control.stopArrivals()
+        if !(await control.drain(until: MonotonicClock.now() &+ UInt64(profile.graceS * 1e9))) {
+            control.cancelAll()
+            _ = await control.drain(until: MonotonicClock.now() &+ 5_000_000_000)
+        }
+        stopper.cancel()
+        monitor.cancel()
+        sampleHealth(recorder: recorder, engine: engine)
+
+        let actual = Double(MonotonicClock.now() &- start) / 1e9
+        var meta = RunMetadata(runId: runId, profile: profile.name, seed: profile.seed,
+                               target: stack == nil ? base : "embedded (\(base))", startedAt: RFC3339.format(millis: startWall),
+                               plannedDurationSeconds: planned, actualDurationSeconds: actual, gitRevision: GitRevision.current())
+        if interrupted { meta.notes.append("interrupted: the run was stopped by a signal before its planned end") }
+        let results = Verdict.apply(profile: profile, to: recorder.snapshot(meta))
+        return try Reporting.write(results, options: options, say: say, interrupted: interrupted)
+    }
+
+    /// The duration cap: past `duration_s` no user starts, and users get `grace_s` to finish.
+    private func enforceCap(start: UInt64) async {
+        let p = options.profile
+        guard await Pause.until(start &+ UInt64(p.durationS * 1e9)) else { return }
+        control.stopArrivals()
+        guard await Pause.until(start &+ UInt64((p.durationS + p.graceS) * 1e9)) else { return }
+        control.cancelAll()
+    }
+
+    /// Generator health every second, and a progress line every `progressEveryS`.
+    private func monitor(recorder: Recorder, engine: HTTPEngine, planned: Double) async {
+        var line = ProgressLine()
+        var nextProgress = MonotonicClock.now() &+ UInt64(options.progressEveryS * 1e9)
+        var tick = MonotonicClock.now()
+        while !Task.isCancelled {
+            tick &+= 1_000_000_000
+            guard await Pause.until(tick) else { return }
+            sampleHealth(recorder: recorder, engine: engine)
+            let now = MonotonicClock.now()
+            if now >= nextProgress {
+                nextProgress = now &+ UInt64(options.progressEveryS * 1e9)
+                say(line.render(recorder.liveTotals(), planned: planned, active: control.activeUsers, inFlight: engine.inFlight,
+                                now: now))
+            }
+        }
+    }
+
+    private func sampleHealth(recorder: Recorder, engine: HTTPEngine) {
+        recorder.healthSample(activeUsers: control.activeUsers, inFlight: engine.inFlight,
+                              cpuSeconds: ProcessStats.cpuSeconds(), rssBytes: ProcessStats.residentBytes())
+    }
+
+    static func runId(profile: String, wallMillis: Int64, seed: UInt64) -> String {
+        let t = RFC3339.format(millis: wallMillis)  // 2026-11-29T15:08:48.123Z
+        let compact = t.prefix(19).filter { $0 != "-" && $0 != ":" }.replacingT()
+        return "\(profile)-\(compact)-\(seed)"
+    }
+}
+
+extension String {
+    fileprivate func replacingT() -> String { String(map { $0 == "T" ? "-" : $0 }) }
+}
