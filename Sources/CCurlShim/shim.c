@@ -39,6 +39,18 @@ CURLMcode fleet_curl_multi_setopt_long(CURLM *multi, CURLMoption option, long va
     return curl_multi_setopt(multi, option, value);
 }
 
+CURLMcode fleet_curl_multi_setopt_ptr(CURLM *multi, CURLMoption option, void *value) {
+    return curl_multi_setopt(multi, option, value);
+}
+
+CURLMcode fleet_curl_multi_setopt_socket_function(CURLM *multi, curl_socket_callback fn) {
+    return curl_multi_setopt(multi, CURLMOPT_SOCKETFUNCTION, fn);
+}
+
+CURLMcode fleet_curl_multi_setopt_timer_function(CURLM *multi, curl_multi_timer_callback fn) {
+    return curl_multi_setopt(multi, CURLMOPT_TIMERFUNCTION, fn);
+}
+
 size_t fleet_curl_readfunc_abort(void) { return CURL_READFUNC_ABORT; }
 
 size_t fleet_curl_error_size(void) { return CURL_ERROR_SIZE; }

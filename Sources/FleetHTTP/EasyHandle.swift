@@ -42,6 +42,9 @@ final class EasyHandle {
         // Only plain HTTP(S): a URL from a server must never make us speak another protocol.
         check("http,https".withCString { fleet_curl_easy_setopt_ptr(raw, CURLOPT_PROTOCOLS_STR, UnsafeMutableRawPointer(mutating: $0)) },
               "PROTOCOLS_STR")
+        // An explicit empty proxy: the bench talks to its target directly, and curl then skips
+        // reading the *_proxy environment variables on every transfer.
+        check("".withCString { fleet_curl_easy_setopt_ptr(raw, CURLOPT_PROXY, UnsafeMutableRawPointer(mutating: $0)) }, "PROXY")
         check(fleet_curl_easy_setopt_ptr(raw, CURLOPT_PRIVATE, me), "PRIVATE")
         check(fleet_curl_easy_setopt_ptr(raw, CURLOPT_ERRORBUFFER, errorBuffer), "ERRORBUFFER")
         check(fleet_curl_easy_setopt_long(raw, CURLOPT_TIMEOUT_MS, Self.millis(request.timeout)), "TIMEOUT_MS")

@@ -1,41 +1,70 @@
 import CCurl
 import CCurlShim
 import Dispatch
+import FleetCore
 import Foundation
 import Synchronization
 
 /// One I/O thread owning one libcurl multi handle and every transfer running on it.
 ///
-/// Other threads only append to the locked submission and cancel lists and call
-/// `curl_multi_wakeup` (the one multi call libcurl allows from any thread). The thread loops:
-/// take submissions → start them, apply cancels, `curl_multi_perform`, finish what completed,
-/// `curl_multi_poll` until a socket is ready, a curl timer fires or a wakeup arrives.
+/// It drives curl's socket interface: curl says which sockets to watch (socket callback → epoll)
+/// and when it needs a timeout call (timer callback); the thread waits in `epoll_wait` and hands
+/// each ready socket to `curl_multi_socket_action`. The cost of a wake-up is therefore the number
+/// of ready sockets, not the number of open ones, which is what keeps 2,000 connections as cheap
+/// per request as 64 (`curl_multi_poll` re-polls every socket on every call).
 ///
-/// `@unchecked Sendable`: `pending` is a Mutex; `multi`, `active` and `idle` are touched only by
-/// the I/O thread (and by `init`/`deinit`, when no thread runs).
+/// Other threads only append to the locked submission and cancel lists, and write the eventfd
+/// when the thread is asleep. `@unchecked Sendable`: `pending` is a Mutex and `sleeping` atomic;
+/// everything else is touched only by the I/O thread (callbacks included, as curl calls them
+/// from inside `curl_multi_socket_action` on that thread), or by `init` before it starts.
 final class IOLoop: @unchecked Sendable {
-    private struct Pending {
+    struct Pending {
         var submissions: [HTTPTransfer] = []
         var cancels: [HTTPTransfer] = []
         var stopping = false
     }
 
-    private let multi: UnsafeMutableRawPointer
+    let multi: UnsafeMutableRawPointer
+    let connectTimeout: Double
+    private let epollFD: Int32
+    private let wakeFD: Int32
     private let pending = Mutex(Pending())
-    private let connectTimeout: Double
+    /// True while the thread is (about to be) blocked in epoll_wait; a submitter that flips it
+    /// back is the one that writes the eventfd, so a busy loop costs no wake-up syscalls.
+    private let sleeping = Atomic<Bool>(false)
     private let exited = DispatchSemaphore(value: 0)
     /// Transfers submitted to this loop and not yet completed.
     let inFlight = Atomic<Int>(0)
 
-    private var active: [HTTPTransfer] = []
-    private var idle: [EasyHandle] = []
+    // MARK: I/O-thread state.
+    var active: [HTTPTransfer] = []
+    var idle: [EasyHandle] = []
+    /// Completions of this iteration, handed to their queues in one batch per queue.
+    var completed: [(HTTPTransfer, Result<HTTPResponse, HTTPError>)] = []
+    /// When curl wants `socket_action(CURL_SOCKET_TIMEOUT)` next (monotonic ns; .max = never).
+    private var timerDeadline = UInt64.max
 
     init(configuration: HTTPEngine.Configuration, index: Int) throws {
         guard let m = curl_multi_init() else {
             throw HTTPError(kind: .other, message: "curl_multi_init failed (out of memory?)")
         }
+        let ep = epoll_create1(Int32(EPOLL_CLOEXEC))
+        let wake = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
+        guard ep >= 0, wake >= 0 else {
+            let reason = String(cString: strerror(errno))
+            if ep >= 0 { close(ep) }
+            curl_multi_cleanup(m)
+            throw HTTPError(kind: .other, message: "cannot create epoll/eventfd: \(reason)")
+        }
         multi = m
+        epollFD = ep
+        wakeFD = wake
         connectTimeout = configuration.connectTimeout
+        var ev = epoll_event()
+        ev.events = EPOLLIN.rawValue
+        ev.data.fd = wake
+        epoll_ctl(ep, EPOLL_CTL_ADD, wake, &ev)
+
         let options: [(CURLMoption, Int, String)] = [
             (CURLMOPT_MAX_TOTAL_CONNECTIONS, configuration.maxConnections, "maxConnections"),
             (CURLMOPT_MAX_HOST_CONNECTIONS, configuration.maxConnectionsPerHost, "maxConnectionsPerHost"),
@@ -44,9 +73,18 @@ final class IOLoop: @unchecked Sendable {
         for (option, value, name) in options where value > 0 {
             let code = fleet_curl_multi_setopt_long(m, option, value)
             if code != CURLM_OK {
-                curl_multi_cleanup(m)
+                close(ep); close(wake); curl_multi_cleanup(m)
                 throw HTTPError(kind: .other, message: "\(name) = \(value) refused by libcurl: \(String(cString: curl_multi_strerror(code)))")
             }
+        }
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        _ = fleet_curl_multi_setopt_ptr(m, CURLMOPT_SOCKETDATA, me)
+        _ = fleet_curl_multi_setopt_socket_function(m) { _, socket, what, loop, socketp in
+            Unmanaged<IOLoop>.fromOpaque(loop!).takeUnretainedValue().watch(socket, what: what, registered: socketp != nil)
+        }
+        _ = fleet_curl_multi_setopt_ptr(m, CURLMOPT_TIMERDATA, me)
+        _ = fleet_curl_multi_setopt_timer_function(m) { _, timeoutMillis, loop in
+            Unmanaged<IOLoop>.fromOpaque(loop!).takeUnretainedValue().setTimer(timeoutMillis)
         }
         let thread = Thread { [self] in run() }
         thread.name = "fleet-http-io-\(index)"
@@ -54,8 +92,8 @@ final class IOLoop: @unchecked Sendable {
     }
 
     deinit {
-        idle.removeAll()
-        curl_multi_cleanup(multi)
+        close(epollFD)
+        close(wakeFD)
     }
 
     // MARK: Any thread.
@@ -69,28 +107,37 @@ final class IOLoop: @unchecked Sendable {
             p.submissions.append(transfer)
             return true
         }
-        if accepted {
-            curl_multi_wakeup(multi)
-        } else {
+        guard accepted else {
             inFlight.wrappingSubtract(1, ordering: .relaxed)
+            return false
         }
-        return accepted
+        wakeIfSleeping()
+        return true
     }
 
     func requestCancel(_ transfer: HTTPTransfer) {
         pending.withLock { $0.cancels.append(transfer) }
-        curl_multi_wakeup(multi)
+        wakeIfSleeping()
     }
 
-    /// Stops the thread after aborting everything pending, and waits for it to exit.
+    /// Stops the thread after aborting everything pending and running, and waits for it to exit.
     func stop() {
         let first = pending.withLock { p -> Bool in
             defer { p.stopping = true }
             return !p.stopping
         }
         guard first else { return }
-        curl_multi_wakeup(multi)
+        wake()
         exited.wait()
+    }
+
+    private func wakeIfSleeping() {
+        if sleeping.exchange(false, ordering: .sequentiallyConsistent) { wake() }
+    }
+
+    private func wake() {
+        var one: UInt64 = 1
+        _ = write(wakeFD, &one, 8)
     }
 
     // MARK: I/O thread.
@@ -99,7 +146,11 @@ final class IOLoop: @unchecked Sendable {
         var submissions: [HTTPTransfer] = []
         var cancels: [HTTPTransfer] = []
         var stopping = false
-        while !stopping {
+        var running: Int32 = 0
+        let capacity: Int32 = 1024
+        let events = UnsafeMutablePointer<epoll_event>.allocate(capacity: Int(capacity))
+        defer { events.deallocate() }
+        while true {
             pending.withLock { p in
                 swap(&submissions, &p.submissions)
                 swap(&cancels, &p.cancels)
@@ -112,12 +163,40 @@ final class IOLoop: @unchecked Sendable {
             }
             cancels.removeAll(keepingCapacity: true)
             if stopping { break }
-            var running: Int32 = 0
-            _ = curl_multi_perform(multi, &running)
+            if MonotonicClock.now() >= timerDeadline {
+                timerDeadline = .max
+                _ = curl_multi_socket_action(multi, CURL_SOCKET_TIMEOUT, 0, &running)
+            }
             collectFinished()
-            _ = curl_multi_poll(multi, nil, 0, 1000, nil)
+            flushCompletions()
+
+            sleeping.store(true, ordering: .sequentiallyConsistent)
+            let hasWork = pending.withLock { !$0.submissions.isEmpty || !$0.cancels.isEmpty || $0.stopping }
+            let n = epoll_wait(epollFD, events, capacity, hasWork ? 0 : waitMillis())
+            sleeping.store(false, ordering: .sequentiallyConsistent)
+            for i in 0..<Int(max(n, 0)) {
+                let ev = events[i]
+                let fd = ev.data.fd
+                if fd == wakeFD {
+                    var drained: UInt64 = 0
+                    _ = read(wakeFD, &drained, 8)
+                    continue
+                }
+                var mask: Int32 = 0
+                if ev.events & EPOLLIN.rawValue != 0 { mask |= CURL_CSELECT_IN }
+                if ev.events & EPOLLOUT.rawValue != 0 { mask |= CURL_CSELECT_OUT }
+                if ev.events & (EPOLLERR.rawValue | EPOLLHUP.rawValue) != 0 { mask |= CURL_CSELECT_ERR }
+                _ = curl_multi_socket_action(multi, fd, mask, &running)
+            }
         }
-        // Shutdown: whatever arrived last and whatever is running ends as aborted.
+        shutDownTransfers()
+        idle.removeAll()
+        curl_multi_cleanup(multi)
+        exited.signal()
+    }
+
+    /// Shutdown: whatever arrived last and whatever is running ends as aborted.
+    private func shutDownTransfers() {
         let late = pending.withLock { p -> [HTTPTransfer] in
             defer { p.submissions.removeAll() }
             return p.submissions
@@ -126,87 +205,40 @@ final class IOLoop: @unchecked Sendable {
         while let t = active.last {
             finish(t, .failure(HTTPError(kind: .aborted, message: "engine shut down", timings: t.easy?.timings())))
         }
-        exited.signal()
+        flushCompletions()
     }
 
-    /// Puts a transfer into the multi handle, or completes it at once if it cannot start.
-    private func start(_ t: HTTPTransfer) {
-        if t.isCancelled {
-            complete(t, .failure(HTTPError(kind: .aborted, message: "cancelled before it started")))
-            return
-        }
-        guard let easy = idle.popLast() ?? EasyHandle() else {
-            complete(t, .failure(HTTPError(kind: .other, message: "curl_easy_init failed (out of memory?)")))
-            return
-        }
-        t.easy = easy
-        if let error = easy.configure(for: t, connectTimeout: connectTimeout) {
-            release(t)
-            complete(t, .failure(error))
-            return
-        }
-        let code = curl_multi_add_handle(multi, easy.raw)
-        guard code == CURLM_OK else {
-            release(t)
-            complete(t, .failure(HTTPError(kind: .other, message: "curl_multi_add_handle: \(String(cString: curl_multi_strerror(code)))")))
-            return
-        }
-        t.slot = active.count
-        active.append(t)
+    /// Milliseconds until curl's timer, rounded up, at most 1 s (a bound, not a need).
+    private func waitMillis() -> Int32 {
+        if timerDeadline == .max { return 1000 }
+        let now = MonotonicClock.now()
+        if now >= timerDeadline { return 0 }
+        return Int32(min(1000, (timerDeadline - now + 999_999) / 1_000_000))
     }
 
-    private func collectFinished() {
-        var left: Int32 = 0
-        while let msg = curl_multi_info_read(multi, &left) {
-            guard msg.pointee.msg == CURLMSG_DONE, let handle = msg.pointee.easy_handle else { continue }
-            var privatePointer: UnsafeMutableRawPointer?
-            _ = fleet_curl_easy_getinfo_ptr(handle, CURLINFO_PRIVATE, &privatePointer)
-            guard let privatePointer else { continue }
-            let t = Unmanaged<HTTPTransfer>.fromOpaque(privatePointer).takeUnretainedValue()
-            guard let easy = t.easy else { continue }
-            let code = msg.pointee.data.result
-            let timings = easy.timings()
-            if code == CURLE_OK {
-                let response = HTTPResponse(status: easy.status(), headers: t.responseHeaders, body: t.body, timings: timings)
-                finish(t, .success(response))
-            } else if let overflow = t.overflow {
-                finish(t, .failure(HTTPError(kind: .other, message: overflow, timings: timings)))
-            } else {
-                var message = easy.errorMessage(code)
-                if code == CURLE_ABORTED_BY_CALLBACK, let cut = t.request.abortUploadAfterBytes {
-                    message = "upload cut after \(cut) bytes (\(message))"
-                }
-                finish(t, .failure(HTTPError(kind: HTTPErrorKind(curlCode: code), message: message, timings: timings)))
-            }
+    /// CURLMOPT_SOCKETFUNCTION: mirror curl's interest in `socket` into the epoll set.
+    private func watch(_ socket: curl_socket_t, what: Int32, registered: Bool) -> Int32 {
+        if what == CURL_POLL_REMOVE {
+            epoll_ctl(epollFD, EPOLL_CTL_DEL, socket, nil)
+            return 0
         }
-    }
-
-    /// Removes a running transfer from the multi handle and the active list, then completes it.
-    private func finish(_ t: HTTPTransfer, _ result: Result<HTTPResponse, HTTPError>) {
-        let last = active.removeLast()
-        if last !== t {
-            active[t.slot] = last
-            last.slot = t.slot
+        var ev = epoll_event()
+        ev.events = (what & CURL_POLL_IN != 0 ? EPOLLIN.rawValue : 0) | (what & CURL_POLL_OUT != 0 ? EPOLLOUT.rawValue : 0)
+        ev.data.fd = socket
+        if registered {
+            epoll_ctl(epollFD, EPOLL_CTL_MOD, socket, &ev)
+        } else {
+            var rc = epoll_ctl(epollFD, EPOLL_CTL_ADD, socket, &ev)
+            if rc != 0 && errno == EEXIST { rc = epoll_ctl(epollFD, EPOLL_CTL_MOD, socket, &ev) }
+            // A non-nil socketp on later calls tells us the socket is already in the set.
+            if rc == 0 { curl_multi_assign(multi, socket, UnsafeMutableRawPointer(bitPattern: 1)) }
         }
-        t.slot = -1
-        if let easy = t.easy { curl_multi_remove_handle(multi, easy.raw) }
-        release(t)
-        complete(t, result)
+        return 0
     }
 
-    /// Returns the easy handle to the pool and frees the header list.
-    private func release(_ t: HTTPTransfer) {
-        if let list = t.headerList { curl_slist_free_all(list) }
-        t.headerList = nil
-        if let easy = t.easy { idle.append(easy) }
-        t.easy = nil
-        t.responseHeaders = []
-        t.body = []
-    }
-
-    private func complete(_ t: HTTPTransfer, _ result: Result<HTTPResponse, HTTPError>) {
-        inFlight.wrappingSubtract(1, ordering: .relaxed)
-        let completion = t.completion
-        t.queue.async { completion(result) }
+    /// CURLMOPT_TIMERFUNCTION: remember when curl next needs a timeout call (-1 = never).
+    private func setTimer(_ timeoutMillis: Int) -> Int32 {
+        timerDeadline = timeoutMillis < 0 ? .max : MonotonicClock.now() + UInt64(timeoutMillis) * 1_000_000
+        return 0
     }
 }

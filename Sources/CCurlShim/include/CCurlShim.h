@@ -6,6 +6,10 @@
 // cannot call; each function here fixes one argument type so Swift can. Every symbol is prefixed
 // `fleet_` so that it can never collide with libcurl's own names. Only FleetHTTP imports this.
 #include <curl/curl.h>
+// epoll and eventfd drive curl's socket interface (curl_multi_socket_action); Swift's Glibc module
+// does not export these Linux headers, so they are made visible through this shim.
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
 
 /// curl_global_init(CURL_GLOBAL_DEFAULT): the flag is a macro expression Swift does not import.
 CURLcode fleet_curl_global_init(void);
@@ -34,6 +38,12 @@ CURLcode fleet_curl_easy_getinfo_ptr(CURL *easy, CURLINFO info, void **out);
 // MARK: curl_multi_setopt.
 /// Multi options taking a `long` (CURLMOPT_MAXCONNECTS, CURLMOPT_MAX_HOST_CONNECTIONS, ...).
 CURLMcode fleet_curl_multi_setopt_long(CURLM *multi, CURLMoption option, long value);
+/// Multi options taking a data pointer (CURLMOPT_SOCKETDATA, CURLMOPT_TIMERDATA).
+CURLMcode fleet_curl_multi_setopt_ptr(CURLM *multi, CURLMoption option, void *value);
+/// CURLMOPT_SOCKETFUNCTION: curl tells us which sockets to watch for what.
+CURLMcode fleet_curl_multi_setopt_socket_function(CURLM *multi, curl_socket_callback fn);
+/// CURLMOPT_TIMERFUNCTION: curl tells us when it next needs a timeout call.
+CURLMcode fleet_curl_multi_setopt_timer_function(CURLM *multi, curl_multi_timer_callback fn);
 
 // MARK: Constants defined as macros that Swift cannot import.
 /// CURL_READFUNC_ABORT: what a read callback returns to abort an upload.

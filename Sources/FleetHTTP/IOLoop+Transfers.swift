@@ -1,0 +1,106 @@
+import CCurl
+import CCurlShim
+import Dispatch
+
+/// Starting, finishing and completing transfers; all of it runs on the loop's I/O thread.
+extension IOLoop {
+    /// Puts a transfer into the multi handle, or completes it at once if it cannot start.
+    func start(_ t: HTTPTransfer) {
+        if t.isCancelled {
+            complete(t, .failure(HTTPError(kind: .aborted, message: "cancelled before it started")))
+            return
+        }
+        guard let easy = idle.popLast() ?? EasyHandle() else {
+            complete(t, .failure(HTTPError(kind: .other, message: "curl_easy_init failed (out of memory?)")))
+            return
+        }
+        t.easy = easy
+        if let error = easy.configure(for: t, connectTimeout: connectTimeout) {
+            release(t)
+            complete(t, .failure(error))
+            return
+        }
+        let code = curl_multi_add_handle(multi, easy.raw)
+        guard code == CURLM_OK else {
+            release(t)
+            complete(t, .failure(HTTPError(kind: .other, message: "curl_multi_add_handle: \(String(cString: curl_multi_strerror(code)))")))
+            return
+        }
+        t.slot = active.count
+        active.append(t)
+    }
+
+    /// Reads curl's "done" messages and finishes each transfer with its response or error.
+    func collectFinished() {
+        var left: Int32 = 0
+        while let msg = curl_multi_info_read(multi, &left) {
+            guard msg.pointee.msg == CURLMSG_DONE, let handle = msg.pointee.easy_handle else { continue }
+            var privatePointer: UnsafeMutableRawPointer?
+            _ = fleet_curl_easy_getinfo_ptr(handle, CURLINFO_PRIVATE, &privatePointer)
+            guard let privatePointer else { continue }
+            let t = Unmanaged<HTTPTransfer>.fromOpaque(privatePointer).takeUnretainedValue()
+            guard let easy = t.easy, t.slot >= 0 else { continue }
+            let code = msg.pointee.data.result
+            let timings = easy.timings()
+            if code == CURLE_OK {
+                let response = HTTPResponse(status: easy.status(), headers: t.responseHeaders, body: t.body, timings: timings)
+                finish(t, .success(response))
+            } else if let overflow = t.overflow {
+                finish(t, .failure(HTTPError(kind: .other, message: overflow, timings: timings)))
+            } else {
+                var message = easy.errorMessage(code)
+                if code == CURLE_ABORTED_BY_CALLBACK, let cut = t.request.abortUploadAfterBytes {
+                    message = "upload cut after \(cut) bytes (\(message))"
+                }
+                finish(t, .failure(HTTPError(kind: HTTPErrorKind(curlCode: code), message: message, timings: timings)))
+            }
+        }
+    }
+
+    /// Removes a running transfer from the multi handle and the active list, then completes it.
+    func finish(_ t: HTTPTransfer, _ result: Result<HTTPResponse, HTTPError>) {
+        let last = active.removeLast()
+        if last !== t {
+            active[t.slot] = last
+            last.slot = t.slot
+        }
+        t.slot = -1
+        if let easy = t.easy { curl_multi_remove_handle(multi, easy.raw) }
+        release(t)
+        complete(t, result)
+    }
+
+    /// Returns the easy handle to the pool and frees the header list.
+    func release(_ t: HTTPTransfer) {
+        if let list = t.headerList { curl_slist_free_all(list) }
+        t.headerList = nil
+        if let easy = t.easy { idle.append(easy) }
+        t.easy = nil
+        t.responseHeaders = []
+        t.body = []
+    }
+
+    /// Queues the completion; `flushCompletions` hands them to their queues.
+    func complete(_ t: HTTPTransfer, _ result: Result<HTTPResponse, HTTPError>) {
+        completed.append((t, result))
+    }
+
+    /// Dispatches this iteration's completions, one block per distinct queue (usually one), so a
+    /// burst of responses costs one queue wake-up instead of one each.
+    func flushCompletions() {
+        guard !completed.isEmpty else { return }
+        let batch = completed
+        completed.removeAll(keepingCapacity: true)
+        inFlight.wrappingSubtract(batch.count, ordering: .relaxed)
+        let queue = batch[0].0.queue
+        if batch.allSatisfy({ $0.0.queue === queue }) {
+            queue.async { for (t, result) in batch { t.completion(result) } }
+            return
+        }
+        var groups: [ObjectIdentifier: [(HTTPTransfer, Result<HTTPResponse, HTTPError>)]] = [:]
+        for item in batch { groups[ObjectIdentifier(item.0.queue), default: []].append(item) }
+        for group in groups.values {
+            group[0].0.queue.async { for (t, result) in group { t.completion(result) } }
+        }
+    }
+}
