@@ -9,6 +9,7 @@ public enum FleetCLI {
         [
             RunCommand.self,
             ProfileCommand.self,
+            StackCommand.self,
         ]
     }
 

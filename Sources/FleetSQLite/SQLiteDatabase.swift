@@ -97,6 +97,7 @@ public final class SQLiteDatabase {
     /// Runs `body` inside `BEGIN IMMEDIATE … COMMIT` (the write lock is taken up front, so two
     /// writers never deadlock upgrading a read lock); rolls back if `body` throws. Nested calls
     /// join the outer transaction.
+    @discardableResult
     public func transaction<R>(_ body: () throws -> R) throws -> R {
         if transactionDepth > 0 {
             transactionDepth += 1

@@ -1,0 +1,101 @@
+import Foundation
+import FleetCore
+import FleetAudio
+
+/// The assessment queue and its pool of workers.
+///
+/// A submitted attempt waits in a FIFO queue until one of `workers` slots is free, then walks
+/// queued → transcribing → assessing → terminal, each stage written to the database so that polls
+/// see it. Service time is drawn from lognormal(median, sigma) with the stack's seed and split
+/// 40/60 between the two stages. No thread sleeps: stage changes are Dispatch timers, and the
+/// audio analysis runs on a concurrent queue while the simulated service time elapses.
+final class AssessmentPipeline: @unchecked Sendable {
+    // @unchecked: `waiting`, `head`, `busy`, `rng` and `stopped` are guarded by `lock`; the rest is immutable.
+    private let lock = Lock()
+    private var waiting: [String] = []
+    private var head = 0
+    private var busy = 0
+    private var rng: SeededRandom
+    private var stopped = false
+    private let settings: StackSettings
+    /// Weak: the app owns the pipeline; timers still in flight after the stack stopped find nil.
+    private weak var app: StackApp?
+    private let timers = DispatchQueue(label: "fleet.stack.assessment.timers")
+    private let cpu = DispatchQueue(label: "fleet.stack.assessment.cpu", attributes: .concurrent)
+
+    init(settings: StackSettings, app: StackApp?) {
+        self.settings = settings
+        self.app = app
+        rng = SeededRandom(seed: settings.seed, stream: 0xA55E55)
+    }
+
+    /// Attempts waiting for a worker (not counting those being processed).
+    var queuedCount: Int { lock.withLock { waiting.count - head } }
+
+    /// Whether one more submit fits under `maxQueue`.
+    var hasRoom: Bool { lock.withLock { waiting.count - head < settings.maxQueue } }
+
+    /// A fair Retry-After for a full queue: the time the backlog needs to drain, at least 1 s.
+    var retryAfterSeconds: Int {
+        let backlog = Double(queuedCount) * settings.assessmentMedianMs / Double(max(1, settings.workers)) / 1000
+        return max(1, Int(backlog.rounded(.up)))
+    }
+
+    /// Queues an attempt whose submit has been recorded (called on the database queue).
+    func enqueue(_ attemptID: String) {
+        lock.withLock { waiting.append(attemptID) }
+        startWork()
+    }
+
+    /// Stops starting new work; in-flight timers finish without touching the database.
+    func stop() { lock.withLock { stopped = true } }
+
+    private var isStopped: Bool { lock.withLock { stopped } }
+
+    /// Hands queued attempts to free workers.
+    private func startWork() {
+        while true {
+            let next: (String, Double, Double)? = lock.withLock {
+                guard !stopped, busy < settings.workers, head < waiting.count else { return nil }
+                let id = waiting[head]
+                head += 1
+                if head > 1024 && head * 2 > waiting.count { waiting.removeFirst(head); head = 0 }
+                busy += 1
+                let total = settings.assessmentSigma > 0
+                    ? rng.lognormal(median: settings.assessmentMedianMs, sigma: settings.assessmentSigma)
+                    : settings.assessmentMedianMs
+                return (id, total * 0.4, total * 0.6)
+            }
+            guard let (id, transcribeMs, assessMs) = next else { return }
+            run(id, transcribeMs: transcribeMs, assessMs: assessMs)
+        }
+    }
+
+    private func finished() {
+        lock.withLock { busy -= 1 }
+        startWork()
+    }
+
+    private func run(_ id: String, transcribeMs: Double, assessMs: Double) {
+        let start = DispatchTime.now()
+        guard let app else { return }
+        app.dbQueue.async { [self] in
+            guard !isStopped, let job = app.beginTranscribing(id) else { return finished() }
+            cpu.async { [self] in
+                let verdict = AudioAnalysis.assess(bytes: job.bytes, declaredContentType: job.contentType)
+                timers.asyncAfter(deadline: start + .microseconds(Int(transcribeMs * 1000))) { [self] in
+                    app.dbQueue.async { [self] in
+                        guard !isStopped else { return finished() }
+                        app.markAssessing(id)
+                        timers.asyncAfter(deadline: start + .microseconds(Int((transcribeMs + assessMs) * 1000))) { [self] in
+                            app.dbQueue.async { [self] in
+                                if !isStopped { app.finishAssessment(id, verdict: verdict) }
+                                finished()
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

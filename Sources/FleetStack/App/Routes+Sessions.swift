@@ -1,0 +1,124 @@
+import FleetCore
+import FleetSQLite
+
+/// Home, session creation and reading.
+extension StackApp {
+    // MARK: Lookups with ownership
+
+    /// The session `id` if it belongs to `user`: 404 when unknown, 403 when someone else's.
+    func ownedSession(_ id: String, _ c: RequestContext) throws -> SessionRow {
+        guard let s = try db.queryOne("SELECT \(SessionRow.columns) FROM sessions WHERE id = ?", .text(id)).map(SessionRow.init) else {
+            throw APIError.notFound("session '\(id)'")
+        }
+        guard s.userID == c.user.id else { throw APIError.forbidden("session '\(id)' belongs to another user") }
+        return s
+    }
+
+    /// The latest attempt of `round` (a re-recording replaces the round's current attempt).
+    func currentAttempt(sessionID: String, round: Int) throws -> AttemptRow? {
+        try db.queryOne("SELECT \(AttemptRow.columns) FROM attempts WHERE session_id = ? AND round = ? ORDER BY rowid DESC LIMIT 1",
+                        .text(sessionID), .int(Int64(round))).map(AttemptRow.init)
+    }
+
+    func sessionJSON(_ s: SessionRow) throws -> JSONValue {
+        var rounds: [JSONValue] = []
+        for r in 1...s.roundCount {
+            if let a = try currentAttempt(sessionID: s.id, round: r) {
+                rounds.append(["round": .number(Double(r)), "attempt_id": .string(a.id), "status": .string(a.status)])
+            }
+        }
+        return [
+            "id": .string(s.id), "kind": .string(s.kind), "article_id": .string(s.articleID), "language": .string(s.language),
+            "stage": .string(s.stage), "rounds": .array(rounds), "created_at": .string(APITime.format(ms: s.createdAt)),
+        ]
+    }
+
+    func setStage(_ sessionID: String, _ stage: String, completedAt: Int64? = nil) throws {
+        if let completedAt {
+            try db.run("UPDATE sessions SET stage = ?, completed_at = ? WHERE id = ?", .text(stage), .int(completedAt), .text(sessionID))
+        } else {
+            try db.run("UPDATE sessions SET stage = ? WHERE id = ?", .text(stage), .text(sessionID))
+        }
+    }
+
+    // MARK: Routes
+
+    /// `GET /home`: today's quest (plan day when there is a plan, else the first unlocked article in
+    /// the primary practice language), the most recent in-progress session, and the live streak.
+    func home(_ c: inout RequestContext) throws -> Reply {
+        let user = c.user!
+        var quest: [String: JSONValue] = ["status": "not_started"]
+        if let article = catalog.firstUnlocked(language: user.primaryLanguage) {
+            quest["article_id"] = .string(article.id)
+            if let s = try db.queryOne("""
+                SELECT \(SessionRow.columns) FROM sessions WHERE user_id = ? AND article_id = ? AND kind = 'daily'
+                ORDER BY created_at DESC, rowid DESC LIMIT 1
+                """, .text(user.id), .text(article.id)).map(SessionRow.init) {
+                let today = user.timezone.localDay(atMs: c.nowMs)
+                if s.isInProgress {
+                    quest["status"] = "in_progress"; quest["session_id"] = .string(s.id)
+                } else if s.stage == "completed", let done = s.completedAt, user.timezone.localDay(atMs: done) == today {
+                    quest["status"] = "completed"; quest["session_id"] = .string(s.id)
+                }
+            }
+        }
+        let resume = try db.queryOne("""
+            SELECT id, stage FROM sessions WHERE user_id = ? AND stage NOT IN ('completed', 'abandoned')
+            ORDER BY created_at DESC, rowid DESC LIMIT 1
+            """, .text(user.id))
+        let resumeJSON: JSONValue = resume.map { ["id": .string($0.text(0)), "stage": .string($0.text(1))] } ?? .null
+        return .json(200, [
+            "today_quest": .object(quest),
+            "resume_session": resumeJSON,
+            "streak": .number(Double(user.liveStreak(nowMs: c.nowMs))),
+        ])
+    }
+
+    /// `POST /sessions`: 201 a new daily/free session, 200 the existing in-progress one for the
+    /// article; 402 without entitlement; 403 (with `unlock_hint`) for a locked article.
+    func createSession(_ c: inout RequestContext) throws -> Reply {
+        let key = try idempotencyKey(c)
+        return try idempotent(c, key: key) {
+            let articleID = try c.string("article_id", maxLength: 128)
+            let kind = try c.string("kind", maxLength: 16)
+            guard kind == "daily" || kind == "free" else { throw APIError.invalid("'kind' must be daily or free, got '\(kind)'") }
+            guard let article = catalog.article(articleID) else { throw APIError.invalid("'article_id': no article '\(articleID)'") }
+            let ent = c.user.entitlementStatus(nowMs: c.nowMs)
+            guard ent == "trial" || ent == "active" || ent == "grace" else { throw APIError.entitlementRequired }
+            if article.locked {
+                var e = APIError.forbidden("article '\(articleID)' is locked")
+                e.details = ["unlock_hint": .string(article.unlockHint ?? "")]
+                throw e
+            }
+            if let existing = try db.queryOne("""
+                SELECT \(SessionRow.columns) FROM sessions WHERE user_id = ? AND article_id = ?
+                AND stage NOT IN ('completed', 'abandoned') ORDER BY created_at DESC LIMIT 1
+                """, .text(c.user.id), .text(articleID)).map(SessionRow.init) {
+                return .json(200, try sessionJSON(existing))
+            }
+            let id = IDs.make("ses")
+            try db.run("""
+                INSERT INTO sessions (id, user_id, kind, article_id, language, stage, created_at) VALUES (?, ?, ?, ?, ?, 'reading', ?)
+                """, .text(id), .text(c.user.id), .text(kind), .text(articleID), .text(article.language), .int(c.nowMs))
+            let s = try ownedSession(id, c)
+            return .json(201, try sessionJSON(s))
+        }
+    }
+
+    /// `GET /sessions/{id}`.
+    func getSession(_ c: inout RequestContext) throws -> Reply {
+        .json(200, try sessionJSON(try ownedSession(c.param("id"), c)))
+    }
+
+    /// `POST /sessions/{id}/reading-complete`: reading → round1; idempotent once past reading.
+    func readingComplete(_ c: inout RequestContext) throws -> Reply {
+        var s = try ownedSession(c.param("id"), c)
+        if s.stage == "reading" {
+            try setStage(s.id, "round1")
+            s.stage = "round1"
+        } else if s.stage == "abandoned" {
+            throw APIError.stage("the session was abandoned", stage: s.stage)
+        }
+        return .json(200, try sessionJSON(s))
+    }
+}

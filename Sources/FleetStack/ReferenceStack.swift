@@ -1,0 +1,79 @@
+import Foundation
+import FleetCore
+import FleetSQLite
+
+/// The embedded reference stack: the whole API of `API.md` over a real HTTP/1.1 server on
+/// loopback, on SQLite in WAL mode, with an assessment worker pool.
+///
+/// `start()` returns the base URL once the server accepts requests; `stop()` stops the server and
+/// the workers and, when the database was a temporary file, removes it.
+public final class ReferenceStack: Sendable {
+    // The mutable parts (server, started flag) are inside `state`, guarded by its lock.
+    private let state: State
+    public let settings: StackSettings
+
+    private final class State: @unchecked Sendable {
+        // @unchecked: every var is read and written only under `lock`.
+        let lock = Lock()
+        var server: HTTPServer?
+        var app: StackApp?
+        var baseURL: String?
+        var stopped = false
+        let dbPath: String
+        let ownsDatabase: Bool
+        init(dbPath: String, ownsDatabase: Bool) { self.dbPath = dbPath; self.ownsDatabase = ownsDatabase }
+    }
+
+    /// Validates the settings, opens (or creates) the database and loads the article catalog.
+    public init(settings: StackSettings) throws {
+        try settings.validate()
+        self.settings = settings
+        let path: String
+        if let p = settings.dbPath { path = p } else {
+            path = NSTemporaryDirectory() + "fleet-stack-\(getpid())-\(IDs.make("db")).sqlite"
+        }
+        state = State(dbPath: path, ownsDatabase: settings.dbPath == nil)
+        let db = try SQLiteDatabase(path: path)
+        let app = try StackApp(settings: settings, database: db, catalog: try Catalog.loadBundled())
+        state.app = app
+    }
+
+    /// Starts serving; returns `http://HOST:PORT`. Calling it again returns the same URL.
+    @discardableResult
+    public func start() throws -> String {
+        try state.lock.withLock {
+            if let url = state.baseURL { return url }
+            guard !state.stopped, let app = state.app else { throw StackSettingsError("the stack was stopped; create a new one") }
+            let server = HTTPServer(host: settings.host, port: settings.port, limits: ServerLimits(), ioThreads: 2, handler: app)
+            let port = try server.start()
+            let host = settings.host.contains(":") ? "[\(settings.host)]" : settings.host
+            let url = "http://\(host):\(port)"
+            app.baseURL = url
+            try app.dbQueue.sync { try app.recoverPipeline() }
+            state.server = server
+            state.baseURL = url
+            return url
+        }
+    }
+
+    /// The base URL while running, else nil.
+    public var baseURL: String? { state.lock.withLock { state.baseURL } }
+
+    /// Stops the server and the workers; removes a temporary database. Idempotent.
+    public func stop() {
+        let (server, app): (HTTPServer?, StackApp?) = state.lock.withLock {
+            guard !state.stopped else { return (nil, nil) }
+            state.stopped = true
+            defer { state.server = nil; state.app = nil; state.baseURL = nil }
+            return (state.server, state.app)
+        }
+        server?.stop()
+        app?.pipeline.stop()
+        app?.dbQueue.sync {}  // let requests already on the queue finish before the files go
+        if state.ownsDatabase {
+            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: state.dbPath + suffix) }
+        }
+    }
+
+    deinit { stop() }
+}

@@ -1,0 +1,123 @@
+import Foundation
+
+/// Everything that shapes the reference stack's behaviour; every field has a default.
+///
+/// Decodable from a JSON file (`fleet stack --config FILE`): missing keys keep their defaults and
+/// an unknown key is an error that names it, so that a typo never silently does nothing.
+public struct StackSettings: Sendable, Codable, Equatable {
+    /// Loopback address to listen on.
+    public var host = "127.0.0.1"
+    /// Port to listen on; 0 picks a free one.
+    public var port = 0
+    /// SQLite file; nil makes a fresh temporary file that is removed on stop.
+    public var dbPath: String? = nil
+    /// Size of the assessment worker pool.
+    public var workers = 4
+    /// Median of the lognormal assessment service time, milliseconds (all stages together).
+    public var assessmentMedianMs = 300.0
+    /// Sigma of the lognormal assessment service time.
+    public var assessmentSigma = 0.3
+    /// Submitted attempts waiting for a worker beyond which submit answers 503.
+    public var maxQueue = 10_000
+    /// Lifetime of an access token, seconds.
+    public var accessTokenLifetimeS = 900
+    /// HMAC key of sandbox signed transactions.
+    public var sandboxKey = "sandbox-secret"
+    /// Entitlement of a new user: "none", "trial" or "active".
+    public var newUserEntitlement = "none"
+    /// Clients signing in with an older `app_version` get 426 on every route but /config.
+    public var minAppVersion = "1.0.0"
+    /// Lifetime of a presigned upload URL, seconds.
+    public var uploadURLLifetimeS = 600
+    /// Seed of the stack's own random choices (service times).
+    public var seed: UInt64 = 1
+    /// Largest accepted upload, bytes.
+    public var maxUploadBytes = 5_000_000
+    /// Largest accepted JSON request body, bytes.
+    public var maxJSONBodyBytes = 65_536
+
+    public init() {}
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case host, port, dbPath, workers, assessmentMedianMs, assessmentSigma, maxQueue
+        case accessTokenLifetimeS, sandboxKey, newUserEntitlement, minAppVersion, uploadURLLifetimeS, seed
+        case maxUploadBytes, maxJSONBodyBytes
+    }
+
+    private struct AnyKey: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init?(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    public init(from decoder: Decoder) throws {
+        let all = try decoder.container(keyedBy: AnyKey.self)
+        let known = Set(CodingKeys.allCases.map(\.rawValue))
+        if let unknown = all.allKeys.map(\.stringValue).filter({ !known.contains($0) }).sorted().first {
+            throw StackSettingsError("unknown setting '\(unknown)' (known: \(known.sorted().joined(separator: ", ")))")
+        }
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let d = StackSettings()
+        host = try c.decodeIfPresent(String.self, forKey: .host) ?? d.host
+        port = try c.decodeIfPresent(Int.self, forKey: .port) ?? d.port
+        dbPath = try c.decodeIfPresent(String.self, forKey: .dbPath) ?? d.dbPath
+        workers = try c.decodeIfPresent(Int.self, forKey: .workers) ?? d.workers
+        assessmentMedianMs = try c.decodeIfPresent(Double.self, forKey: .assessmentMedianMs) ?? d.assessmentMedianMs
+        assessmentSigma = try c.decodeIfPresent(Double.self, forKey: .assessmentSigma) ?? d.assessmentSigma
+        maxQueue = try c.decodeIfPresent(Int.self, forKey: .maxQueue) ?? d.maxQueue
+        accessTokenLifetimeS = try c.decodeIfPresent(Int.self, forKey: .accessTokenLifetimeS) ?? d.accessTokenLifetimeS
+        sandboxKey = try c.decodeIfPresent(String.self, forKey: .sandboxKey) ?? d.sandboxKey
+        newUserEntitlement = try c.decodeIfPresent(String.self, forKey: .newUserEntitlement) ?? d.newUserEntitlement
+        minAppVersion = try c.decodeIfPresent(String.self, forKey: .minAppVersion) ?? d.minAppVersion
+        uploadURLLifetimeS = try c.decodeIfPresent(Int.self, forKey: .uploadURLLifetimeS) ?? d.uploadURLLifetimeS
+        seed = try c.decodeIfPresent(UInt64.self, forKey: .seed) ?? d.seed
+        maxUploadBytes = try c.decodeIfPresent(Int.self, forKey: .maxUploadBytes) ?? d.maxUploadBytes
+        maxJSONBodyBytes = try c.decodeIfPresent(Int.self, forKey: .maxJSONBodyBytes) ?? d.maxJSONBodyBytes
+    }
+
+    /// Reads settings from a JSON file; errors name the file and the offending key.
+    public static func load(path: String) throws -> StackSettings {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw StackSettingsError("\(path): cannot read the file")
+        }
+        do {
+            let s = try JSONDecoder().decode(StackSettings.self, from: data)
+            try s.validate()
+            return s
+        } catch let e as StackSettingsError {
+            throw StackSettingsError("\(path): \(e.description)")
+        } catch DecodingError.typeMismatch(let type, let ctx), DecodingError.valueNotFound(let type, let ctx) {
+            let key = ctx.codingPath.map(\.stringValue).joined(separator: ".")
+            throw StackSettingsError("\(path): '\(key)' should be \(type)")
+        } catch {
+            throw StackSettingsError("\(path): not a JSON object of settings (\(error))")
+        }
+    }
+
+    /// Checks ranges and enumerations; the error names the field and what was expected.
+    public func validate() throws {
+        func need(_ ok: Bool, _ field: String, _ expected: String) throws {
+            if !ok { throw StackSettingsError("'\(field)' must be \(expected)") }
+        }
+        try need(host == "127.0.0.1" || host == "::1" || host == "localhost", "host", "a loopback address (127.0.0.1 or ::1)")
+        try need((0...65_535).contains(port), "port", "0…65535")
+        try need((1...1_024).contains(workers), "workers", "1…1024")
+        try need(assessmentMedianMs >= 0 && assessmentMedianMs <= 600_000, "assessmentMedianMs", "0…600000")
+        try need(assessmentSigma >= 0 && assessmentSigma <= 5, "assessmentSigma", "0…5")
+        try need(maxQueue >= 0, "maxQueue", "≥ 0")
+        try need(accessTokenLifetimeS >= 1, "accessTokenLifetimeS", "≥ 1")
+        try need(!sandboxKey.isEmpty, "sandboxKey", "non-empty")
+        try need(["none", "trial", "active"].contains(newUserEntitlement), "newUserEntitlement", "none, trial or active")
+        try need(AppVersion(minAppVersion) != nil, "minAppVersion", "a dotted version like 1.0.0")
+        try need(uploadURLLifetimeS >= 1, "uploadURLLifetimeS", "≥ 1")
+        try need(maxUploadBytes >= 1, "maxUploadBytes", "≥ 1")
+        try need(maxJSONBodyBytes >= 1_024, "maxJSONBodyBytes", "≥ 1024")
+    }
+}
+
+/// A settings problem, one line naming the field (and the file when there is one).
+public struct StackSettingsError: Error, CustomStringConvertible, Sendable {
+    public let description: String
+    public init(_ d: String) { description = d }
+}

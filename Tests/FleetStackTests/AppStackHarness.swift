@@ -1,0 +1,160 @@
+import Foundation
+import XCTest
+import FleetCore
+import FleetAudio
+@testable import FleetStack
+
+/// A user signed in to the test stack.
+struct AppTestUser {
+    let id: String
+    let token: String
+    let refresh: String
+    let installID: String
+}
+
+/// A running reference stack on a free loopback port, with helpers that speak the API over HTTP.
+final class AppStack: Sendable {
+    let stack: ReferenceStack
+    let base: String
+    let port: Int
+
+    /// Starts a stack with test-friendly defaults (active entitlement, fast assessment) that
+    /// `configure` may change.
+    init(_ configure: (inout StackSettings) -> Void = { _ in }) throws {
+        var s = StackSettings()
+        s.newUserEntitlement = "active"
+        s.assessmentMedianMs = 20
+        s.assessmentSigma = 0
+        configure(&s)
+        stack = try ReferenceStack(settings: s)
+        base = try stack.start()
+        port = Int(base.split(separator: ":").last!)!
+    }
+
+    deinit { stack.stop() }
+
+    /// One request; `json` becomes the body, `token` the bearer.
+    @discardableResult
+    func call(_ method: String, _ target: String, json: JSONValue? = nil, token: String? = nil,
+              key: String? = nil, headers: [(String, String)] = [], body: [UInt8]? = nil) throws -> AppTestResponse {
+        var h = headers
+        h.append(("Accept-Language", "en"))
+        if let token { h.append(("Authorization", "Bearer \(token)")) }
+        if let key { h.append(("Idempotency-Key", key)) }
+        var bytes = body ?? []
+        if let json {
+            bytes = json.serializedBytes()
+            h.append(("Content-Type", "application/json; charset=utf-8"))
+        }
+        return try AppTestClient.send(port: port, method: method, target: target, headers: h, body: bytes)
+    }
+
+    func signIn(install: String = UUID().uuidString, locale: String = "en-US", timezone: String = "UTC",
+                appVersion: String = "1.0.0", file: StaticString = #filePath, line: UInt = #line) throws -> AppTestUser {
+        let r = try call("POST", "/auth/anonymous", json: ["install_id": .string(install), "timezone": .string(timezone),
+                                                           "locale": .string(locale), "app_version": .string(appVersion),
+                                                           "platform": "ios"])
+        XCTAssertEqual(r.status, 200, r.text, file: file, line: line)
+        return AppTestUser(id: r.json["user_id"]?.string ?? "", token: r.json["access_token"]?.string ?? "",
+                           refresh: r.json["refresh_token"]?.string ?? "", installID: install)
+    }
+
+    /// Home's quest article, a new daily session for it, reading done: returns the session id (stage round1).
+    func startSession(_ u: AppTestUser, article: String? = nil, kind: String = "daily",
+                      file: StaticString = #filePath, line: UInt = #line) throws -> String {
+        let articleID = try article ?? call("GET", "/home", token: u.token).json["today_quest"]?["article_id"]?.string ?? ""
+        let s = try call("POST", "/sessions", json: ["article_id": .string(articleID), "kind": .string(kind)], token: u.token,
+                         key: UUID().uuidString)
+        XCTAssertTrue([200, 201].contains(s.status), s.text, file: file, line: line)
+        let id = s.json["id"]?.string ?? ""
+        let r = try call("POST", "/sessions/\(id)/reading-complete", token: u.token)
+        XCTAssertEqual(r.status, 200, r.text, file: file, line: line)
+        return id
+    }
+
+    /// Creates an attempt for `clip`: returns (attempt id, upload URL's target, raw response).
+    func presign(_ u: AppTestUser, session: String, round: Int, clip: [UInt8], contentType: String = "audio/wav",
+                 key: String = UUID().uuidString, sha: String? = nil) throws -> (id: String, target: String, response: AppTestResponse) {
+        let r = try call("POST", "/sessions/\(session)/attempts",
+                         json: ["round": .number(Double(round)), "sha256": .string(sha ?? SHA256.hex(clip)),
+                                "size_bytes": .number(Double(clip.count)), "content_type": .string(contentType),
+                                "duration_ms": 2000], token: u.token, key: key)
+        let url = r.json["upload"]?["url"]?.string ?? ""
+        return (r.json["attempt_id"]?.string ?? "", AppStack.target(of: url), r)
+    }
+
+    /// The request-target (`/path?query`) of an absolute URL.
+    static func target(of url: String) -> String {
+        guard let schemeEnd = url.range(of: "://") else { return url }
+        let rest = url[schemeEnd.upperBound...]
+        return rest.firstIndex(of: "/").map { String(rest[$0...]) } ?? "/"
+    }
+
+    /// Presign, PUT and submit one round; returns the attempt id.
+    func record(_ u: AppTestUser, session: String, round: Int, clip: [UInt8], contentType: String = "audio/wav",
+                file: StaticString = #filePath, line: UInt = #line) throws -> String {
+        let p = try presign(u, session: session, round: round, clip: clip, contentType: contentType)
+        XCTAssertEqual(p.response.status, 201, p.response.text, file: file, line: line)
+        let put = try call("PUT", p.target, headers: [("Content-Type", contentType)], body: clip)
+        XCTAssertTrue([200, 204].contains(put.status), put.text, file: file, line: line)
+        let sub = try call("POST", "/attempts/\(p.id)/submit", token: u.token)
+        XCTAssertEqual(sub.status, 202, sub.text, file: file, line: line)
+        return p.id
+    }
+
+    /// Polls the attempt until it is terminal (or `timeoutS` passes); returns every status seen and the last body.
+    func waitTerminal(_ u: AppTestUser, attempt: String, timeoutS: Double = 5, everyMs: Int = 10) throws -> (seen: [String], last: JSONValue) {
+        let deadline = Date().addingTimeInterval(timeoutS)
+        var seen: [String] = []
+        var last: JSONValue = .null
+        while Date() < deadline {
+            last = try call("GET", "/attempts/\(attempt)", token: u.token).json
+            let st = last["status"]?.string ?? "?"
+            if seen.last != st { seen.append(st) }
+            if ["assessed", "failed", "unreliable"].contains(st) { break }
+            usleep(useconds_t(everyMs * 1000))
+        }
+        return (seen, last)
+    }
+
+    /// Both rounds recorded and assessed: returns the session id, ready for complete.
+    func sessionReadyToComplete(_ u: AppTestUser, article: String? = nil, kind: String = "daily",
+                                round1: [UInt8] = AppClips.speech(), round2: [UInt8] = AppClips.speech(amplitude: 0.3)) throws -> String {
+        let s = try startSession(u, article: article, kind: kind)
+        let a1 = try record(u, session: s, round: 1, clip: round1)
+        XCTAssertEqual(try waitTerminal(u, attempt: a1).last["status"]?.string, "assessed")
+        let a2 = try record(u, session: s, round: 2, clip: round2)
+        XCTAssertEqual(try waitTerminal(u, attempt: a2).last["status"]?.string, "assessed")
+        return s
+    }
+}
+
+/// Synthetic audio clips for the assessment rules.
+enum AppClips {
+    /// A speech-like clip: a 180 Hz tone with syllable-rate amplitude modulation.
+    static func speech(seconds: Double = 2, amplitude: Float = 0.2, sampleRate: Int = 16_000) -> [UInt8] {
+        let n = Int(seconds * Double(sampleRate))
+        let samples = (0..<n).map { i -> Float in
+            let t = Float(i) / Float(sampleRate)
+            return amplitude * (0.6 + 0.4 * sin(2 * .pi * 4 * t)) * sin(2 * .pi * 180 * t)
+        }
+        return (try? AudioEncoder.encode(samples, sampleRate: sampleRate, channels: 1, as: .wavPCM16)) ?? []
+    }
+
+    static func silence(seconds: Double = 2) -> [UInt8] {
+        (try? AudioEncoder.encode([Float](repeating: 0, count: Int(seconds * 16_000)), sampleRate: 16_000, channels: 1,
+                                  as: .wavPCM16)) ?? []
+    }
+
+    /// Bytes that are no audio format at all.
+    static func garbage(count: Int = 4096) -> [UInt8] { (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) } }
+}
+
+/// Values gathered from many threads at once.
+final class AppCollector<T: Sendable>: @unchecked Sendable {
+    // @unchecked: `items` is only touched under `lock`.
+    private let lock = NSLock()
+    private var items: [T] = []
+    func append(_ x: T) { lock.lock(); items.append(x); lock.unlock() }
+    var all: [T] { lock.lock(); defer { lock.unlock() }; return items }
+}
