@@ -9,6 +9,7 @@ public enum FleetCLI {
         [
             RunCommand.self,
             ProfileCommand.self,
+            BlastCommand.self,
             StackCommand.self,
         ]
     }

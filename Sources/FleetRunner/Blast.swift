@@ -1,0 +1,163 @@
+import Dispatch
+import FleetCore
+import FleetHTTP
+import FleetMetrics
+import Foundation
+
+/// A raw load mode like wrk/wrk2: one GET repeated over N connections for D seconds, through the
+/// same `HTTPEngine` and the same `Recorder` as the fleet, so its figures are the fleet's own
+/// per-request overhead rather than another tool's.
+///
+/// Closed loop (no rate): each connection sends its next request when the previous completes.
+/// With a rate, each connection follows a fixed schedule (rate / connections per second) and
+/// every latency is measured from when the request *should* have been sent (wrk2's correction),
+/// so a stalled server or generator shows up in the percentiles instead of thinning the load.
+public enum Blast {
+    /// Runs the blast to completion (bounded by the duration plus a short drain) and reports.
+    public static func run(_ options: BlastOptions) throws -> BlastReport {
+        try options.validate()
+        var config = HTTPEngine.Configuration()
+        config.ioThreads = options.ioThreads
+        // Requests are spread evenly over the I/O threads; cap each thread's connections so curl
+        // never opens more than asked for in total.
+        config.maxConnectionsPerHost = (options.connections + options.ioThreads - 1) / options.ioThreads
+        let engine = try HTTPEngine(configuration: config)
+        defer { engine.shutdown() }
+
+        let start = MonotonicClock.now()
+        let recorder = Recorder(startNanos: start)
+        let driver = BlastDriver(engine: engine, recorder: recorder, options: options, start: start)
+        let cpuBefore = ProcessStats.cpuSeconds()
+        driver.launch()
+        let deadline = start + UInt64(options.durationSeconds * 1e9)
+        while MonotonicClock.now() < deadline {
+            let left = Double(deadline - MonotonicClock.now()) / 1e9
+            Thread.sleep(forTimeInterval: min(max(left, 0.001), 0.5))
+        }
+        let end = MonotonicClock.now()
+        // Whatever is still in flight ends as aborted (not counted), which bounds the drain.
+        engine.shutdown()
+        driver.waitUntilIdle(timeoutSeconds: 5)
+        let cpu = ProcessStats.cpuSeconds() - cpuBefore
+
+        let meta = RunMetadata(runId: "blast", profile: "blast", seed: 0, target: options.url,
+                               startedAt: RFC3339.format(millis: WallClock.nowMillis()),
+                               plannedDurationSeconds: options.durationSeconds,
+                               actualDurationSeconds: Double(end - start) / 1e9)
+        let results = recorder.snapshot(meta)
+        let endpoint = results.endpoint(options.endpoint)
+        let counts = driver.counts()
+        return BlastReport(options: options, elapsedSeconds: Double(end - start) / 1e9,
+                           latencyMicros: endpoint?.latency.corrected ?? Histogram(),
+                           requests: counts.completed, non2xx: counts.non2xx, errors: counts.errors,
+                           cpuSeconds: cpu)
+    }
+}
+
+/// The per-connection send loops of one blast; all its state lives on `queue`.
+///
+/// `@unchecked Sendable`: every mutable field is read and written only on the serial `queue`
+/// (completions are delivered there by the engine, timers fire there), except `idle`, a semaphore.
+final class BlastDriver: @unchecked Sendable {
+    private let engine: HTTPEngine
+    private let recorder: Recorder
+    private let request: HTTPRequest
+    private let endpoint: String
+    private let connections: Int
+    private let deadline: UInt64
+    private let start: UInt64
+    /// Nanoseconds between sends of one connection under a rate; nil = closed loop.
+    private let interval: UInt64?
+    private let queue = DispatchQueue(label: "fleet.blast")
+    private let idle = DispatchSemaphore(value: 0)
+
+    private var live = 0
+    private var completed: Int64 = 0
+    private var non2xx: Int64 = 0
+    private var errors: [HTTPErrorKind: Int64] = [:]
+
+    init(engine: HTTPEngine, recorder: Recorder, options: BlastOptions, start: UInt64) {
+        self.engine = engine
+        self.recorder = recorder
+        self.request = HTTPRequest(method: "GET", url: options.url, timeout: options.timeoutSeconds)
+        self.endpoint = options.endpoint
+        self.connections = options.connections
+        self.start = start
+        self.deadline = start + UInt64(options.durationSeconds * 1e9)
+        self.interval = options.rate.map { UInt64(Double(options.connections) / $0 * 1e9) }
+    }
+
+    /// Starts every connection's loop; under a rate their first sends are staggered evenly.
+    func launch() {
+        queue.sync {
+            live = connections
+            for i in 0..<connections {
+                if let interval {
+                    schedule(intended: start + interval * UInt64(i) / UInt64(connections))
+                } else {
+                    send(intended: MonotonicClock.now())
+                }
+            }
+        }
+    }
+
+    /// Waits (bounded) until every connection's loop has ended.
+    func waitUntilIdle(timeoutSeconds: Double) {
+        _ = idle.wait(timeout: .now() + timeoutSeconds)
+    }
+
+    func counts() -> (completed: Int64, non2xx: Int64, errors: [HTTPErrorKind: Int64]) {
+        queue.sync { (completed, non2xx, errors) }
+    }
+
+    // MARK: On `queue`.
+
+    private func send(intended: UInt64) {
+        let actual = MonotonicClock.now()
+        guard actual < deadline else { return end() }
+        engine.send(request, queue: queue) { [self] result in
+            handle(result, intended: intended, actual: actual)
+        }
+    }
+
+    private func handle(_ result: Result<HTTPResponse, HTTPError>, intended: UInt64, actual: UInt64) {
+        let now = MonotonicClock.now()
+        guard now <= deadline else { return end() }
+        completed += 1
+        switch result {
+        case .success(let r):
+            if r.status < 200 || r.status > 299 { non2xx += 1 }
+            let t = r.timings
+            recorder.recordRequest(endpoint, intended: intended, actual: actual, end: now, status: r.status,
+                                   errorCode: nil, message: nil,
+                                   breakdown: RequestBreakdown(dnsMicros: t.dnsMicros, connectMicros: t.connectMicros,
+                                                               tlsMicros: t.tlsMicros, firstByteMicros: t.firstByteMicros,
+                                                               totalMicros: t.totalMicros))
+        case .failure(let e):
+            errors[e.kind, default: 0] += 1
+            recorder.recordRequest(endpoint, intended: intended, actual: actual, end: now, status: nil,
+                                   errorCode: e.kind.rawValue, message: e.message, breakdown: nil)
+        }
+        if let interval {
+            schedule(intended: intended + interval)
+        } else {
+            send(intended: now)
+        }
+    }
+
+    /// Sends at `intended`, or at once when the schedule has already passed (a late response).
+    private func schedule(intended: UInt64) {
+        let now = MonotonicClock.now()
+        if intended <= now { return send(intended: intended) }
+        guard intended < deadline else { return end() }
+        queue.asyncAfter(deadline: .now() + .nanoseconds(Int(intended - now))) { [self] in
+            send(intended: intended)
+        }
+    }
+
+    /// One connection's loop is over; the last one releases `waitUntilIdle`.
+    private func end() {
+        live -= 1
+        if live == 0 { idle.signal() }
+    }
+}

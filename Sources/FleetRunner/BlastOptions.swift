@@ -1,0 +1,64 @@
+import Foundation
+
+/// What `fleet blast` drives: one GET, repeated over N connections for D seconds, optionally at a
+/// fixed total rate (wrk2's `-R`), through the fleet's own engine and recorder.
+public struct BlastOptions: Sendable {
+    public var url: String
+    /// Requests kept outstanding at once (each runs on its own keep-alive connection).
+    public var connections: Int = 64
+    public var durationSeconds: Double = 10
+    /// Total requests per second across all connections; nil = closed loop (send on completion).
+    public var rate: Double?
+    /// I/O threads of the engine (each with its own multi handle and connection cache).
+    public var ioThreads: Int = 1
+    /// Seconds before one request counts as a timeout.
+    public var timeoutSeconds: Double = 10
+
+    public init(url: String) { self.url = url }
+
+    /// Every problem with the options, naming the flag; a non-loopback host is refused, since a
+    /// blast is a load test and must never be pointed at someone else's machine by accident.
+    public func validate() throws {
+        guard let parts = URLComponents(string: url), let scheme = parts.scheme?.lowercased(),
+              scheme == "http" || scheme == "https", let host = parts.host, !host.isEmpty else {
+            throw BlastError("URL '\(url)': expected http://HOST[:PORT]/PATH")
+        }
+        guard Self.isLoopback(host) else {
+            throw BlastError("URL '\(url)': host '\(host)' is not loopback; blast only targets 127.0.0.0/8, ::1 or localhost")
+        }
+        guard (1...100_000).contains(connections) else {
+            throw BlastError("-c \(connections): connections must be 1...100000")
+        }
+        guard durationSeconds > 0, durationSeconds <= 3600 else {
+            throw BlastError("-d \(durationSeconds): duration must be > 0 and ≤ 3600 seconds")
+        }
+        if let rate, !(rate > 0 && rate <= 10_000_000) {
+            throw BlastError("-R \(rate): rate must be > 0 and ≤ 10000000 requests/s")
+        }
+        guard (1...64).contains(ioThreads) else {
+            throw BlastError("-t \(ioThreads): I/O threads must be 1...64")
+        }
+        guard timeoutSeconds > 0, timeoutSeconds <= 600 else {
+            throw BlastError("--timeout \(timeoutSeconds): must be > 0 and ≤ 600 seconds")
+        }
+    }
+
+    /// The endpoint name the recorder files requests under (`GET /healthz`).
+    var endpoint: String {
+        let path = URLComponents(string: url)?.path ?? ""
+        return "GET " + (path.isEmpty ? "/" : path)
+    }
+
+    static func isLoopback(_ host: String) -> Bool {
+        let h = host.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        if h == "localhost" || h == "::1" || h == "0:0:0:0:0:0:0:1" { return true }
+        let octets = h.split(separator: ".", omittingEmptySubsequences: false)
+        return octets.count == 4 && octets[0] == "127" && octets.allSatisfy { UInt8($0) != nil }
+    }
+}
+
+/// A blast that cannot start: which option was wrong and why.
+public struct BlastError: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ message: String) { description = message }
+}

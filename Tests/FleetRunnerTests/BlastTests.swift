@@ -1,0 +1,108 @@
+import FleetCLI
+import FleetStack
+import XCTest
+@testable import FleetRunner
+
+/// `fleet blast` against the embedded reference stack's /healthz over loopback.
+final class BlastTests: XCTestCase {
+    private var stack: ReferenceStack?
+    private var baseURL = ""
+
+    override func setUpWithError() throws {
+        let s = try ReferenceStack(settings: StackSettings())
+        baseURL = try s.start()
+        stack = s
+    }
+
+    override func tearDown() {
+        stack?.stop()
+        stack = nil
+    }
+
+    func testClosedLoopBlastCountsRequestsAndOrdersPercentiles() throws {
+        var options = BlastOptions(url: baseURL + "/healthz")
+        options.connections = 8
+        options.durationSeconds = 1
+        let report = try Blast.run(options)
+        XCTAssertGreaterThan(report.requests, 100, "a loopback /healthz answers far more than 100 times a second")
+        XCTAssertEqual(report.errorCount, 0)
+        XCTAssertEqual(report.non2xx, 0)
+        XCTAssertEqual(report.latencyMicros.count, report.requests, "every counted request is in the histogram")
+        XCTAssertEqual(report.elapsedSeconds, 1, accuracy: 0.3)
+        let p = report.percentiles.map(\.micros)
+        XCTAssertGreaterThan(p[0], 0)
+        XCTAssertEqual(p, p.sorted(), "p50 ≤ p90 ≤ p99 ≤ p99.9 ≤ max")
+        XCTAssertGreaterThan(report.cpuSeconds, 0)
+        let text = report.render()
+        XCTAssertTrue(text.contains("\(report.requests) requests in "), text)
+        XCTAssertTrue(text.contains("Requests/sec: "), text)
+        XCTAssertTrue(text.contains("99.9%"), text)
+    }
+
+    func testRateLimitedBlastSendsAboutTheRateAndCorrectsFromIntendedTimes() throws {
+        var options = BlastOptions(url: baseURL + "/healthz")
+        options.connections = 4
+        options.durationSeconds = 1.5
+        options.rate = 200
+        let report = try Blast.run(options)
+        // 200/s for 1.5 s is 300 sends; the first of each connection is staggered within 20 ms.
+        XCTAssertEqual(Double(report.requests), 300, accuracy: 30)
+        XCTAssertEqual(report.errorCount, 0)
+        XCTAssertTrue(report.render().contains("corrected"))
+    }
+
+    func testRateCorrectionChargesAStalledServerToEveryWaitingRequest() throws {
+        // One connection at 100/s against a server that answers after 50 ms: the schedule slips,
+        // and corrected latency (from intended send) must exceed the server's own delay by far.
+        let slow = try BlastSlowServer(delaySeconds: 0.05)
+        defer { slow.stop() }
+        var options = BlastOptions(url: slow.url)
+        options.connections = 1
+        options.durationSeconds = 1
+        options.rate = 100
+        let report = try Blast.run(options)
+        XCTAssertGreaterThan(report.requests, 5)
+        XCTAssertLessThan(report.requests, 30, "one connection cannot do 100/s at 50 ms each")
+        // Uncorrected latency would stay near 50 ms; the corrected p99 includes the backlog.
+        XCTAssertGreaterThan(report.latencyMicros.value(atPercentile: 99), 300_000)
+    }
+
+    func testNonLoopbackAndBadOptionsAreRefusedWithTheFlagNamed() {
+        XCTAssertThrowsError(try BlastOptions(url: "http://example.com/").validate()) { error in
+            XCTAssertTrue("\(error)".contains("not loopback"), "\(error)")
+        }
+        XCTAssertThrowsError(try BlastOptions(url: "ftp://127.0.0.1/").validate())
+        var bad = BlastOptions(url: "http://127.0.0.1:1/")
+        bad.connections = 0
+        XCTAssertThrowsError(try bad.validate()) { XCTAssertTrue("\($0)".contains("-c 0"), "\($0)") }
+        bad = BlastOptions(url: "http://127.0.0.1:1/")
+        bad.rate = -5
+        XCTAssertThrowsError(try bad.validate()) { XCTAssertTrue("\($0)".contains("-R"), "\($0)") }
+        XCTAssertNoThrow(try BlastOptions(url: "http://[::1]:8080/x").validate())
+        XCTAssertNoThrow(try BlastOptions(url: "http://localhost:8080/").validate())
+        XCTAssertNoThrow(try BlastOptions(url: "http://127.0.0.2/").validate())
+    }
+
+    func testBlastCommandPrintsTheWrkStyleReportAndRejectsBadInputWithExit2() {
+        let out = Box(""), err = Box("")
+        let io = CommandIO(out: { s in out.mutate { $0 += s + "\n" } }, err: { s in err.mutate { $0 += s + "\n" } })
+        let code = FleetCLI.run(["blast", baseURL + "/healthz", "-c", "2", "-d", "0.5"], io: io)
+        XCTAssertEqual(code, 0, err.value)
+        XCTAssertTrue(out.value.contains("requests in"), out.value)
+        XCTAssertTrue(out.value.contains("Requests/sec:"), out.value)
+
+        XCTAssertEqual(FleetCLI.run(["blast", "http://10.1.2.3/"], io: io), 2)
+        XCTAssertTrue(err.value.contains("not loopback"), err.value)
+        XCTAssertEqual(FleetCLI.run(["blast", baseURL, "-c", "many"], io: io), 2)
+        XCTAssertEqual(FleetCLI.run(["blast"], io: io), 2)
+    }
+}
+
+/// A lock-protected value written from closures and read by the test.
+private final class Box<T>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: T
+    init(_ value: T) { stored = value }
+    var value: T { lock.withLock { stored } }
+    func mutate(_ body: (inout T) -> Void) { lock.withLock { body(&stored) } }
+}
