@@ -10,31 +10,53 @@ import XCTest
 /// A blocking loopback TCP client for server tests, written on raw sockets so the tests do not
 /// go through any of the server's own parsing code.
 final class RawClient {
-    let fd: Int32
+    private(set) var fd: Int32
     private var pending: [UInt8] = []
 
     struct Failure: Error, CustomStringConvertible { let description: String }
 
-    init(port: Int) throws {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    init(port: Int, ipv6: Bool = false) throws {
+        fd = socket(ipv6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: "socket: errno \(errno)") }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let rc = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+        let rc: Int32
+        if ipv6 {
+            var address = sockaddr_in6()
+            address.sin6_family = sa_family_t(AF_INET6)
+            address.sin6_port = in_port_t(UInt16(port).bigEndian)
+            address.sin6_addr = in6addr_loopback
+            rc = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
+                }
+            }
+        } else {
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = in_port_t(UInt16(port).bigEndian)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            rc = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
             }
         }
         guard rc == 0 else {
             let code = errno
             Glibc.close(fd)
-            throw Failure(description: "connect to 127.0.0.1:\(port): errno \(code)")
+            fd = -1  // deinit still runs for a fully initialised object
+            throw Failure(description: "connect to loopback port \(port): errno \(code)")
         }
     }
 
-    deinit { Glibc.close(fd) }
+    /// Closes with a reset instead of a FIN, like a client that crashed.
+    func reset() {
+        var option = linger(l_onoff: 1, l_linger: 0)
+        setsockopt(fd, SOL_SOCKET, SO_LINGER, &option, socklen_t(MemoryLayout<linger>.size))
+        Glibc.close(fd)
+        fd = -1
+    }
+
+    deinit { if fd >= 0 { Glibc.close(fd) } }
 
     func send(_ text: String) throws { try send(Array(text.utf8)) }
 
@@ -47,7 +69,7 @@ final class RawClient {
         }
     }
 
-    /// Closes the socket abruptly (RST when unread data is pending is fine for these tests).
+    /// Ends the connection from our side (the descriptor itself is released on deinit).
     func close() { shutdown(fd, Int32(SHUT_RDWR)) }
 
     /// Reads more bytes within `timeout` seconds; returns false on EOF or reset.

@@ -58,12 +58,12 @@ struct BodyDecoder {
                 return used
             case .length(let remaining):
                 let n = min(remaining, rest.count)
-                body.append(contentsOf: rest[0..<n])
+                body.append(contentsOf: UnsafeRawBufferPointer(rebasing: rest[0..<n]))
                 used += n
                 state = remaining == n ? .done : .length(remaining: remaining - n)
             case .chunkData(let remaining):
                 let n = min(remaining, rest.count)
-                body.append(contentsOf: rest[0..<n])
+                body.append(contentsOf: UnsafeRawBufferPointer(rebasing: rest[0..<n]))
                 used += n
                 state = remaining == n ? .chunkDataEnd : .chunkData(remaining: remaining - n)
             case .chunkSize:
