@@ -43,9 +43,9 @@ public enum RunCommand: FleetCommand {
         options.allowRemote = allowRemote
         options.progressEveryS = isatty(1) != 0 ? 1 : 5
 
-        let recordings: any RecordingSourceLoader.Source
-        do { recordings = try RecordingSourceLoader.load(directory: profile.corpusDir, profile: profilePath) } catch {
-            io.err("\(error)")
+        let recordings: CorpusRecordings
+        do { recordings = try CorpusRecordings.load(directory: profile.corpusDir) } catch {
+            io.err("\(profilePath): corpus.dir: \(error)")
             return ExitCode.usage
         }
         let session = RunSession(options: options, launcher: ChildProcessStackLauncher(executable: SelfExecutable.path()),

@@ -39,8 +39,6 @@ public final class Fleet: Sendable {
     public static func stream(scenario s: Int, local: Int) -> UInt64 { UInt64(s) << 40 | UInt64(local) }
 
     func walk(scenario s: Int, local: Int, intended: UInt64) async {
-        control.userStarted()
-        defer { control.userEnded() }
         let scenario = profile.scenarios[s]
         let stream = Self.stream(scenario: s, local: local)
         var pick = SeededRandom(seed: profile.seed ^ 0x5EED_C0DE, stream: stream)

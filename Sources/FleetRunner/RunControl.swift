@@ -35,19 +35,22 @@ public final class RunControl: @unchecked Sendable {
         for t in all { t.cancel() }
     }
 
-    func userStarted() { lock.withLock { active += 1 } }
-    func userEnded() { lock.withLock { active -= 1 } }
-
     /// Starts a user task and keeps it cancellable until it ends; the task removes itself, so
     /// the registry costs one dictionary entry per live user and no extra task.
     @discardableResult
     func spawn(_ body: @escaping @Sendable () async -> Void) -> Task<Void, Never> {
+        // Counted as active from the moment it is spawned, so a capacity check right after a
+        // launch already sees it.
         lock.withLock {
             nextId += 1
+            active += 1
             let id = nextId
             let task = Task {
                 await body()
-                self.lock.withLock { _ = self.tasks.removeValue(forKey: id) }
+                self.lock.withLock {
+                    _ = self.tasks.removeValue(forKey: id)
+                    self.active -= 1
+                }
             }
             tasks[id] = task
             return task

@@ -32,6 +32,11 @@ public final class RunSession: @unchecked Sendable {
         if n == 1 {
             say("stopping: no new users; \(Int(options.profile.graceS)) s for users in flight (Ctrl-C again to stop now)")
             control.stopArrivals()
+            let control = self.control, grace = options.profile.graceS
+            Task {
+                await Pause.sleep(seconds: grace)
+                control.cancelAll()
+            }
         } else {
             say("stopping now")
             control.cancelAll()
@@ -81,9 +86,11 @@ public final class RunSession: @unchecked Sendable {
         let monitor = Task { await self.monitor(recorder: recorder, engine: engine, planned: planned) }
         let stopper = Task { await self.enforceCap(start: start) }
         await fleet.run(start: start)
-        // Arrivals are over: users still walking get the grace period, then are cancelled.
+        // Arrivals are over. Users still walking may finish until the duration cap plus the
+        // grace period (`enforceCap` cancels them then, or a second Ctrl-C does sooner).
         control.stopArrivals()
-        if !(await control.drain(until: MonotonicClock.now() &+ UInt64(profile.graceS * 1e9))) {
+        let capEnd = start &+ UInt64((profile.durationS + profile.graceS) * 1e9)
+        if !(await control.drain(until: capEnd &+ 1_000_000_000)) {
             control.cancelAll()
             _ = await control.drain(until: MonotonicClock.now() &+ 5_000_000_000)
         }

@@ -6,20 +6,10 @@ import FleetMetrics
 enum Verdict {
     static func apply(profile: Profile, to results: RunResults) -> RunResults {
         var r = results
-        if let lag = r.metric("scheduling_lag")?.corrected, lag.count > 0 {
-            let p99 = Double(lag.value(atPercentile: 99)) / 1000
-            if p99 > profile.maxLagMs {
-                r.meta.notes.insert("generator fell behind: scheduling lag p99 \(ms(p99)) ms > bound \(ms(profile.maxLagMs)) ms; "
-                                    + "latencies are corrected from intended start times, but the load was not the one planned", at: 0)
-            }
-        }
-        if let dropped = r.counters["dropped_arrivals"], dropped > 0 {
-            r.meta.notes.insert("generator fell behind: \(dropped) arrivals dropped (no capacity to start them on time)", at: 0)
-        }
-        // The profile was validated, so every rule parses; a failure here is a bug worth seeing.
+        let behind = r.generatorBehindReasons(lagP99BoundMicros: Int64(profile.maxLagMs * 1000))
+        r.meta.notes.insert(contentsOf: behind.map { "generator fell behind: \($0)" }, at: 0)
+        // The profile was validated, so every rule parses; evaluation cannot fail on syntax here.
         r.meta.thresholds = (try? Threshold.evaluateAll(profile.thresholds, in: r)) ?? []
         return r
     }
-
-    static func ms(_ x: Double) -> String { String((x * 10).rounded() / 10) }
 }

@@ -28,23 +28,42 @@ public struct ConstantArrivalRate: WorkloadModel {
 /// A (non-homogeneous) Poisson process by thinning: candidates at the peak rate, each kept with
 /// probability rate(t) / peak. Arrival instants are intended starts; when the generator wakes
 /// late it launches every due arrival with its own intended time, so the lag is recorded.
-enum PoissonArrivals {
-    static func drive(_ driver: ArrivalDriver, durationS: Double, maxRate: Double, maxUsers: Int,
-                      rate: (Double) -> Double) async {
-        guard maxRate > 0 else { _ = await driver.waitUntil(driver.start &+ UInt64(durationS * 1e9)); return }
-        var random = driver.scheduleRandom()
-        var t = 0.0
+public struct PoissonArrivals: Sequence, IteratorProtocol {
+    let durationS: Double
+    let maxRate: Double
+    let rate: (Double) -> Double
+    var random: SeededRandom
+    var t = 0.0
+
+    public init(durationS: Double, maxRate: Double, random: SeededRandom, rate: @escaping (Double) -> Double) {
+        self.durationS = durationS
+        self.maxRate = maxRate
+        self.random = random
+        self.rate = rate
+    }
+
+    /// The next arrival, in seconds from the start, or nil past the end.
+    public mutating func next() -> Double? {
+        guard maxRate > 0 else { return nil }
         while true {
             t += random.exponential(mean: 1 / maxRate)
-            if t >= durationS { break }
-            if random.unit() * maxRate > rate(t) { continue }
+            if t >= durationS { return nil }
+            if random.unit() * maxRate <= rate(t) { return t }
+        }
+    }
+
+    static func drive(_ driver: ArrivalDriver, durationS: Double, maxRate: Double, maxUsers: Int,
+                      rate: @escaping (Double) -> Double) async {
+        var arrivals = PoissonArrivals(durationS: durationS, maxRate: maxRate, random: driver.scheduleRandom(), rate: rate)
+        while let t = arrivals.next() {
             let intended = driver.start &+ UInt64(t * 1e9)
-            guard await driver.waitUntil(intended) else { break }
+            guard await driver.waitUntil(intended) else { return }
             if driver.active >= maxUsers {
                 driver.drop()
                 continue
             }
             driver.launch(intended: intended)
         }
+        _ = await driver.waitUntil(driver.start &+ UInt64(durationS * 1e9))
     }
 }

@@ -1,3 +1,4 @@
+import FleetAudio
 import FleetCore
 import FleetJourneys
 
@@ -55,6 +56,7 @@ extension Profile {
         if let c = r.object(o["corpus"], "corpus", known: ["dir", "clip_mix"]) {
             corpusDir = r.string(c, "dir", "corpus") ?? corpusDir
             clipMix = r.weights(c, "clip_mix", "corpus") ?? clipMix
+            for problem in Corpus.problems(inClassMix: clipMix) { r.issue("corpus." + problem.prefix { $0 != ":" }, String(problem.drop { $0 != ":" }.dropFirst(2))) }
         }
 
         var thinkTimes: [String: ThinkTime] = [:]
