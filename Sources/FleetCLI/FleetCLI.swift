@@ -11,6 +11,8 @@ public enum FleetCLI {
             ProfileCommand.self,
             BlastCommand.self,
             StackCommand.self,
+            ReportCommand.self,
+            HistoryCommand.self,
         ]
     }
 
