@@ -25,7 +25,12 @@ public final class ReferenceStack: Sendable {
     }
 
     /// Validates the settings, opens (or creates) the database and loads the article catalog.
-    public init(settings: StackSettings) throws {
+    public convenience init(settings: StackSettings) throws {
+        try self.init(settings: settings, clock: StackClock())
+    }
+
+    /// The same with a clock tests can move forward.
+    init(settings: StackSettings, clock: StackClock) throws {
         try settings.validate()
         self.settings = settings
         let path: String
@@ -34,7 +39,7 @@ public final class ReferenceStack: Sendable {
         }
         state = State(dbPath: path, ownsDatabase: settings.dbPath == nil)
         let db = try SQLiteDatabase(path: path)
-        let app = try StackApp(settings: settings, database: db, catalog: try Catalog.loadBundled())
+        let app = try StackApp(settings: settings, database: db, catalog: try Catalog.loadBundled(), clock: clock)
         state.app = app
     }
 

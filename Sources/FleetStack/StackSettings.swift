@@ -35,14 +35,44 @@ public struct StackSettings: Sendable, Codable, Equatable {
     public var maxUploadBytes = 5_000_000
     /// Largest accepted JSON request body, bytes.
     public var maxJSONBodyBytes = 65_536
+    /// Share of assessments that fail with `retryable: true` (a transient backend error).
+    public var retryableFailureFraction = 0.0
+    /// Time from an assessed attempt to its exemplar being `ready`, milliseconds.
+    public var exemplarDelayMs = 1_500.0
+    /// Time from the assessed diagnostic to the plan being ready (`404 plan_not_ready` before), milliseconds.
+    public var planDelayMs = 2_000.0
+    /// Grace period after a subscription's expiry, seconds (0: straight to `expired`).
+    public var gracePeriodS = 0
+    /// Sandbox acceleration: a transaction's duration (expires − purchase) is divided by this.
+    public var sandboxTimeScale = 1.0
+    /// How long recorded audio can be fetched after upload, seconds (`410 gone` after).
+    public var audioRetentionS = 7 * 86_400
+    /// Per-user token bucket: sustained requests per second (0 disables rate limiting).
+    public var rateLimitPerSecond = 50.0
+    /// Per-user token bucket: burst size.
+    public var rateLimitBurst = 100.0
+    /// Named concurrency bugs to switch on (see README): settle-race, dup-transaction, streak-utc,
+    /// lost-submit, stale-resume.
+    public var bugs: [String] = []
+    /// Share of submits that `lost-submit` acknowledges and never assesses.
+    public var lostSubmitFraction = 0.2
+    /// Injected faults by route template (`"GET /home"`, `"POST /sessions/{id}/complete"`, or `"*"`).
+    public var faults: [String: RouteFault] = [:]
 
     public init() {}
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case host, port, dbPath, workers, assessmentMedianMs, assessmentSigma, maxQueue
         case accessTokenLifetimeS, sandboxKey, newUserEntitlement, minAppVersion, uploadURLLifetimeS, seed
-        case maxUploadBytes, maxJSONBodyBytes
+        case maxUploadBytes, maxJSONBodyBytes, retryableFailureFraction, exemplarDelayMs, planDelayMs, gracePeriodS
+        case sandboxTimeScale, audioRetentionS, rateLimitPerSecond, rateLimitBurst, bugs, lostSubmitFraction, faults
     }
+
+    /// The named bugs the stack knows.
+    public static let knownBugs = ["settle-race", "dup-transaction", "streak-utc", "lost-submit", "stale-resume"]
+
+    /// Whether the named bug is switched on.
+    public func bug(_ name: String) -> Bool { bugs.contains(name) }
 
     private struct AnyKey: CodingKey {
         var stringValue: String
@@ -74,6 +104,17 @@ public struct StackSettings: Sendable, Codable, Equatable {
         seed = try c.decodeIfPresent(UInt64.self, forKey: .seed) ?? d.seed
         maxUploadBytes = try c.decodeIfPresent(Int.self, forKey: .maxUploadBytes) ?? d.maxUploadBytes
         maxJSONBodyBytes = try c.decodeIfPresent(Int.self, forKey: .maxJSONBodyBytes) ?? d.maxJSONBodyBytes
+        retryableFailureFraction = try c.decodeIfPresent(Double.self, forKey: .retryableFailureFraction) ?? d.retryableFailureFraction
+        exemplarDelayMs = try c.decodeIfPresent(Double.self, forKey: .exemplarDelayMs) ?? d.exemplarDelayMs
+        planDelayMs = try c.decodeIfPresent(Double.self, forKey: .planDelayMs) ?? d.planDelayMs
+        gracePeriodS = try c.decodeIfPresent(Int.self, forKey: .gracePeriodS) ?? d.gracePeriodS
+        sandboxTimeScale = try c.decodeIfPresent(Double.self, forKey: .sandboxTimeScale) ?? d.sandboxTimeScale
+        audioRetentionS = try c.decodeIfPresent(Int.self, forKey: .audioRetentionS) ?? d.audioRetentionS
+        rateLimitPerSecond = try c.decodeIfPresent(Double.self, forKey: .rateLimitPerSecond) ?? d.rateLimitPerSecond
+        rateLimitBurst = try c.decodeIfPresent(Double.self, forKey: .rateLimitBurst) ?? d.rateLimitBurst
+        bugs = try c.decodeIfPresent([String].self, forKey: .bugs) ?? d.bugs
+        lostSubmitFraction = try c.decodeIfPresent(Double.self, forKey: .lostSubmitFraction) ?? d.lostSubmitFraction
+        faults = try c.decodeIfPresent([String: RouteFault].self, forKey: .faults) ?? d.faults
     }
 
     /// Reads settings from a JSON file; errors name the file and the offending key.
@@ -113,6 +154,19 @@ public struct StackSettings: Sendable, Codable, Equatable {
         try need(uploadURLLifetimeS >= 1, "uploadURLLifetimeS", "≥ 1")
         try need(maxUploadBytes >= 1, "maxUploadBytes", "≥ 1")
         try need(maxJSONBodyBytes >= 1_024, "maxJSONBodyBytes", "≥ 1024")
+        try need((0...1).contains(retryableFailureFraction), "retryableFailureFraction", "0…1")
+        try need(exemplarDelayMs >= 0, "exemplarDelayMs", "≥ 0")
+        try need(planDelayMs >= 0, "planDelayMs", "≥ 0")
+        try need(gracePeriodS >= 0, "gracePeriodS", "≥ 0")
+        try need(sandboxTimeScale >= 1, "sandboxTimeScale", "≥ 1")
+        try need(audioRetentionS >= 0, "audioRetentionS", "≥ 0")
+        try need(rateLimitPerSecond >= 0, "rateLimitPerSecond", "≥ 0")
+        try need(rateLimitBurst >= 1, "rateLimitBurst", "≥ 1")
+        try need((0...1).contains(lostSubmitFraction), "lostSubmitFraction", "0…1")
+        if let unknown = bugs.first(where: { !StackSettings.knownBugs.contains($0) }) {
+            throw StackSettingsError("'bugs': unknown bug '\(unknown)' (known: \(StackSettings.knownBugs.joined(separator: ", ")))")
+        }
+        for (route, f) in faults.sorted(by: { $0.key < $1.key }) { try f.validate(route: route) }
     }
 }
 
@@ -120,4 +174,54 @@ public struct StackSettings: Sendable, Codable, Equatable {
 public struct StackSettingsError: Error, CustomStringConvertible, Sendable {
     public let description: String
     public init(_ d: String) { description = d }
+}
+
+/// Faults injected on one route: added latency (lognormal by median and sigma; sigma 0 is a fixed
+/// delay) and a fraction of requests answered with an error instead of being served.
+public struct RouteFault: Sendable, Codable, Equatable {
+    public var latencyMedianMs = 0.0
+    public var latencySigma = 0.0
+    public var errorFraction = 0.0
+    /// 500 (`internal`) or 503 (`unavailable`, with Retry-After); both are retryable.
+    public var errorStatus = 503
+
+    public init(latencyMedianMs: Double = 0, latencySigma: Double = 0, errorFraction: Double = 0, errorStatus: Int = 503) {
+        self.latencyMedianMs = latencyMedianMs
+        self.latencySigma = latencySigma
+        self.errorFraction = errorFraction
+        self.errorStatus = errorStatus
+    }
+
+    enum CodingKeys: String, CodingKey, CaseIterable { case latencyMedianMs, latencySigma, errorFraction, errorStatus }
+
+    private struct AnyKey: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init?(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    public init(from decoder: Decoder) throws {
+        let all = try decoder.container(keyedBy: AnyKey.self)
+        let known = Set(CodingKeys.allCases.map(\.rawValue))
+        if let unknown = all.allKeys.map(\.stringValue).filter({ !known.contains($0) }).sorted().first {
+            throw StackSettingsError("faults: unknown key '\(unknown)' (known: \(known.sorted().joined(separator: ", ")))")
+        }
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        latencyMedianMs = try c.decodeIfPresent(Double.self, forKey: .latencyMedianMs) ?? 0
+        latencySigma = try c.decodeIfPresent(Double.self, forKey: .latencySigma) ?? 0
+        errorFraction = try c.decodeIfPresent(Double.self, forKey: .errorFraction) ?? 0
+        errorStatus = try c.decodeIfPresent(Int.self, forKey: .errorStatus) ?? 503
+    }
+
+    func validate(route: String) throws {
+        let parts = route.split(separator: " ")
+        guard route == "*" || (parts.count == 2 && parts[1].hasPrefix("/")) else {
+            throw StackSettingsError("'faults': key '\(route)' must be \"METHOD /path/{param}\" or \"*\"")
+        }
+        guard latencyMedianMs >= 0, latencyMedianMs <= 60_000 else { throw StackSettingsError("'faults.\(route).latencyMedianMs' must be 0…60000") }
+        guard latencySigma >= 0, latencySigma <= 5 else { throw StackSettingsError("'faults.\(route).latencySigma' must be 0…5") }
+        guard (0...1).contains(errorFraction) else { throw StackSettingsError("'faults.\(route).errorFraction' must be 0…1") }
+        guard errorStatus == 500 || errorStatus == 503 else { throw StackSettingsError("'faults.\(route).errorStatus' must be 500 or 503") }
+    }
 }

@@ -17,16 +17,19 @@ final class AppStack: Sendable {
     let stack: ReferenceStack
     let base: String
     let port: Int
+    /// The stack's clock: `clock.advance(ms:)` moves "now" for expiry, streak and plan tests.
+    let clock: StackClock
 
     /// Starts a stack with test-friendly defaults (active entitlement, fast assessment) that
     /// `configure` may change.
     init(_ configure: (inout StackSettings) -> Void = { _ in }) throws {
+        clock = StackClock()
         var s = StackSettings()
         s.newUserEntitlement = "active"
         s.assessmentMedianMs = 20
         s.assessmentSigma = 0
         configure(&s)
-        stack = try ReferenceStack(settings: s)
+        stack = try ReferenceStack(settings: s, clock: clock)
         base = try stack.start()
         port = Int(base.split(separator: ":").last!)!
     }

@@ -33,17 +33,24 @@ extension StackApp {
     /// An assessed round 1 opens round 2 (daily/free) or completes the diagnostic; round 2 stays
     /// `round2_processing` until complete; failed/unreliable send the stage back to `round{n}`.
     func finishAssessment(_ id: String, verdict: AudioVerdict) {
-        let now = WallClock.nowMillis()
+        let now = clock.nowMs()
         _ = try? db.transaction {
             guard let a = try loadAttempt(id), a.status == "assessing" || a.status == "transcribing" else { return }
-            let status: String
+            var status: String
             switch verdict.quality {
             case .ok, .clipped: status = "assessed"
             case .too_short, .silence, .too_quiet: status = "unreliable"
             case .unreadable, .format_mismatch: status = "failed"
             }
-            if status == "assessed", let f = verdict.features {
+            var weakest = "fluency"
+            if settings.retryableFailureFraction > 0, faults.chance(settings.retryableFailureFraction) {
+                status = "failed"
+                try db.run("UPDATE attempts SET status = 'failed', retryable = 1, reason = ?, assessed_at = ? WHERE id = ?",
+                           .text("transient: the assessment backend timed out; retry"), .int(now), .text(id))
+            } else if status == "assessed", let f = verdict.features {
                 let sc = Rules.scores(f, clipped: verdict.quality == .clipped)
+                weakest = [("fluency", sc.fluency), ("pronunciation", sc.pronunciation), ("completeness", sc.completeness)]
+                    .min { $0.1 < $1.1 }!.0
                 try db.run("""
                     UPDATE attempts SET status = 'assessed', retryable = 0, reason = ?, assessed_at = ?, assessment_id = ?,
                     overall = ?, fluency = ?, pronunciation = ?, completeness = ?, confidence = ? WHERE id = ?
@@ -51,9 +58,10 @@ extension StackApp {
                            .int(Int64(sc.overall)), .int(Int64(sc.fluency)), .int(Int64(sc.pronunciation)),
                            .int(Int64(sc.completeness)), .double(sc.confidence), .text(id))
             } else {
+                if status == "assessed" { status = "failed" }
                 let reason = verdict.quality.rawValue + (verdict.detail.map { ": " + $0 } ?? "")
                 try db.run("UPDATE attempts SET status = ?, retryable = 0, reason = ?, assessed_at = ? WHERE id = ?",
-                           .text(status == "assessed" ? "failed" : status), .text(reason), .int(now), .text(id))
+                           .text(status), .text(reason), .int(now), .text(id))
             }
             guard let s = try db.queryOne("SELECT \(SessionRow.columns) FROM sessions WHERE id = ?", .text(a.sessionID))
                 .map(SessionRow.init), s.stage == "round\(a.round)_processing",
@@ -61,6 +69,7 @@ extension StackApp {
             if status == "assessed" {
                 if s.kind == "diagnostic" {
                     try setStage(s.id, "completed", completedAt: now)
+                    try schedulePlan(userID: a.userID, language: s.language, weakest: weakest, nowMs: now)
                 } else if a.round == 1 {
                     try setStage(s.id, "round2")
                 }

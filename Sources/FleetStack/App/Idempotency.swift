@@ -31,10 +31,10 @@ extension StackApp {
         let reply = try effect()
         if (200..<300).contains(reply.status) {
             try db.run("""
-                INSERT INTO idempotency (user_id, method, path, key, body_hash, status, response, created_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO idempotency (user_id, method, path, key, body_hash, status, response, object_id, created_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """, .text(c.user.id), .text(c.request.method), .text(c.request.path), .text(key), .text(hash),
-                       .int(Int64(reply.status)), .blob(reply.body ?? []), .int(c.nowMs))
+                       .int(Int64(reply.status)), .blob(reply.body ?? []), .optionalText(reply.objectID), .int(c.nowMs))
         }
         return reply
     }

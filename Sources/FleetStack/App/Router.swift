@@ -5,6 +5,10 @@ struct Reply: Sendable {
     var status: Int
     var body: [UInt8]?
     var headers: [HeaderField] = []
+    /// The object this answer created, so stored idempotent answers can be dropped with it.
+    var objectID: String? = nil
+    /// The body is not JSON (media); its Content-Type is among `headers`.
+    var rawBody = false
 
     static func json(_ status: Int, _ value: JSONValue) -> Reply {
         Reply(status: status, body: value.serializedBytes())
@@ -18,7 +22,7 @@ struct Reply: Sendable {
 
     var response: ServerResponse {
         guard let body else { return ServerResponse(status: status, headers: headers) }
-        return .json(status, body, headers: headers)
+        return rawBody ? ServerResponse(status: status, headers: headers, body: body) : .json(status, body, headers: headers)
     }
 }
 
@@ -34,16 +38,22 @@ enum RouteAccess: Sendable {
 struct Route: Sendable {
     let method: String
     let segments: [String]
+    /// `METHOD /path/{param}`: the name faults and docs use.
+    let template: String
     let access: RouteAccess
+    /// Whether the body is JSON to parse (`{}` when empty); false for uploads and bodiless methods.
+    let jsonBody: Bool
     /// Whether the route changes state (runs inside one write transaction).
     let writes: Bool
     let run: @Sendable (inout RequestContext) throws -> Reply
 
-    init(_ method: String, _ pattern: String, _ access: RouteAccess, writes: Bool? = nil,
+    init(_ method: String, _ pattern: String, _ access: RouteAccess, writes: Bool? = nil, jsonBody: Bool? = nil,
          _ run: @escaping @Sendable (inout RequestContext) throws -> Reply) {
         self.method = method
         self.segments = pattern.split(separator: "/").map(String.init)
+        self.template = method + " " + pattern
         self.access = access
+        self.jsonBody = jsonBody ?? (method == "POST" || method == "PATCH")
         self.writes = writes ?? (method != "GET")
         self.run = run
     }

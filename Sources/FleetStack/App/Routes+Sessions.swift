@@ -48,7 +48,15 @@ extension StackApp {
     func home(_ c: inout RequestContext) throws -> Reply {
         let user = c.user!
         var quest: [String: JSONValue] = ["status": "not_started"]
-        if let article = catalog.firstUnlocked(language: user.primaryLanguage) {
+        var extra: [String: JSONValue] = [:]
+        var questArticle = catalog.firstUnlocked(language: user.primaryLanguage)
+        if let plan = try readyPlan(user, nowMs: c.nowMs), let day = plan.days[plan.today - 1].object,
+           let id = day["article_id"]?.string, let a = catalog.article(id) {
+            questArticle = a
+            extra["plan_day"] = .number(Double(plan.today))
+            if let focus = day["focus"] { extra["focus"] = focus }
+        }
+        if let article = questArticle {
             quest["article_id"] = .string(article.id)
             if let s = try db.queryOne("""
                 SELECT \(SessionRow.columns) FROM sessions WHERE user_id = ? AND article_id = ? AND kind = 'daily'
@@ -62,16 +70,17 @@ extension StackApp {
                 }
             }
         }
+        // The `stale-resume` bug forgets to leave abandoned sessions out.
+        let excluded = settings.bug("stale-resume") ? "('completed')" : "('completed', 'abandoned')"
         let resume = try db.queryOne("""
-            SELECT id, stage FROM sessions WHERE user_id = ? AND stage NOT IN ('completed', 'abandoned')
+            SELECT id, stage FROM sessions WHERE user_id = ? AND stage NOT IN \(excluded)
             ORDER BY created_at DESC, rowid DESC LIMIT 1
             """, .text(user.id))
         let resumeJSON: JSONValue = resume.map { ["id": .string($0.text(0)), "stage": .string($0.text(1))] } ?? .null
-        return .json(200, [
-            "today_quest": .object(quest),
-            "resume_session": resumeJSON,
-            "streak": .number(Double(user.liveStreak(nowMs: c.nowMs))),
-        ])
+        extra["today_quest"] = .object(quest)
+        extra["resume_session"] = resumeJSON
+        extra["streak"] = .number(Double(user.liveStreak(nowMs: c.nowMs, utc: settings.bug("streak-utc"))))
+        return .json(200, .object(extra))
     }
 
     /// `POST /sessions`: 201 a new daily/free session, 200 the existing in-progress one for the
@@ -94,14 +103,17 @@ extension StackApp {
                 SELECT \(SessionRow.columns) FROM sessions WHERE user_id = ? AND article_id = ?
                 AND stage NOT IN ('completed', 'abandoned') ORDER BY created_at DESC LIMIT 1
                 """, .text(c.user.id), .text(articleID)).map(SessionRow.init) {
-                return .json(200, try sessionJSON(existing))
+                var r = Reply.json(200, try sessionJSON(existing))
+                r.objectID = existing.id
+                return r
             }
             let id = IDs.make("ses")
             try db.run("""
                 INSERT INTO sessions (id, user_id, kind, article_id, language, stage, created_at) VALUES (?, ?, ?, ?, ?, 'reading', ?)
                 """, .text(id), .text(c.user.id), .text(kind), .text(articleID), .text(article.language), .int(c.nowMs))
-            let s = try ownedSession(id, c)
-            return .json(201, try sessionJSON(s))
+            var r = Reply.json(201, try sessionJSON(try ownedSession(id, c)))
+            r.objectID = id
+            return r
         }
     }
 
@@ -120,5 +132,26 @@ extension StackApp {
             throw APIError.stage("the session was abandoned", stage: s.stage)
         }
         return .json(200, try sessionJSON(s))
+    }
+}
+
+extension StackApp {
+    /// `POST /sessions/{id}/abandon` → 200 Session (`abandoned`); idempotent; 409 once completed.
+    func abandon(_ c: inout RequestContext) throws -> Reply {
+        var s = try ownedSession(c.param("id"), c)
+        guard s.stage != "completed" else { throw APIError.stage("a completed session cannot be abandoned", stage: s.stage) }
+        if s.stage != "abandoned" {
+            try setStage(s.id, "abandoned")
+            s.stage = "abandoned"
+        }
+        return .json(200, try sessionJSON(s))
+    }
+
+    /// `DELETE /sessions/{id}` → 204: the session, its attempts, audio and growth point go; XP,
+    /// streak and counts stay.
+    func deleteSession(_ c: inout RequestContext) throws -> Reply {
+        let s = try ownedSession(c.param("id"), c)
+        try deleteSessions(userID: c.user.id, only: s.id)
+        return .empty(204)
     }
 }

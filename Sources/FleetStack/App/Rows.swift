@@ -5,7 +5,8 @@ import FleetSQLite
 struct UserRow: Sendable {
     static let columns = """
     id, install_id, timezone, locale, ui_locale, practice_languages, app_version, platform, created_at, deleted_at, \
-    onboarding, ent_status, ent_expires_at, ent_grace_until, xp, streak, streak_day, sessions_completed
+    onboarding, ent_status, ent_expires_at, ent_grace_until, xp, streak, streak_day, sessions_completed, \
+    diagnostic_session_id
     """
 
     let id: String
@@ -25,6 +26,7 @@ struct UserRow: Sendable {
     let streak: Int64
     let streakDay: Int64?
     let sessionsCompleted: Int64
+    let diagnosticSessionID: String?
 
     init(_ r: SQLiteRow) {
         id = r.text(0); installID = r.text(1); timezone = UserTimeZone(r.text(2)); locale = r.text(3)
@@ -33,6 +35,7 @@ struct UserRow: Sendable {
         appVersion = r.text(6); createdAt = r.int(8); deletedAt = r.optionalInt(9); onboarding = r.text(10)
         entStatus = r.text(11); entExpiresAt = r.optionalInt(12); entGraceUntil = r.optionalInt(13)
         xp = r.int(14); streak = r.int(15); streakDay = r.optionalInt(16); sessionsCompleted = r.int(17)
+        diagnosticSessionID = r.optionalText(18)
     }
 
     var primaryLanguage: String { practiceLanguages.first ?? "en" }
@@ -48,9 +51,15 @@ struct UserRow: Sendable {
     }
 
     /// The streak as shown: 0 once a local day was missed (API.md "Streak").
-    func liveStreak(nowMs: Int64) -> Int64 {
+    func liveStreak(nowMs: Int64, utc: Bool = false) -> Int64 {
         guard let day = streakDay else { return 0 }
-        return timezone.localDay(atMs: nowMs) - day <= 1 ? streak : 0
+        return streakDayNumber(atMs: nowMs, utc: utc) - day <= 1 ? streak : 0
+    }
+
+    /// The day a settlement at `ms` counts for: the user's local day, or the UTC day under the
+    /// `streak-utc` bug.
+    func streakDayNumber(atMs ms: Int64, utc: Bool) -> Int64 {
+        utc ? APITime.floorDiv(ms, 86_400_000) : timezone.localDay(atMs: ms)
     }
 
     static func level(xp: Int64) -> Int64 { 1 + xp / Rules.xpPerLevel }
@@ -63,7 +72,7 @@ struct UserRow: Sendable {
         ]
     }
 
-    func meJSON(nowMs: Int64) -> JSONValue {
+    func meJSON(nowMs: Int64, utcStreak: Bool = false) -> JSONValue {
         [
             "user_id": .string(id),
             "onboarding": ["status": .string(onboarding)],
@@ -74,7 +83,7 @@ struct UserRow: Sendable {
             ],
             "stats": [
                 "xp": .number(Double(xp)), "level": .number(Double(UserRow.level(xp: xp))),
-                "streak": .number(Double(liveStreak(nowMs: nowMs))),
+                "streak": .number(Double(liveStreak(nowMs: nowMs, utc: utcStreak))),
                 "sessions_completed": .number(Double(sessionsCompleted)),
             ],
         ]
@@ -83,7 +92,7 @@ struct UserRow: Sendable {
 
 /// A practice session as stored.
 struct SessionRow: Sendable {
-    static let columns = "id, user_id, kind, article_id, language, stage, created_at, completed_at"
+    static let columns = "id, user_id, kind, article_id, language, stage, created_at, completed_at, overall"
 
     let id: String
     let userID: String
@@ -93,10 +102,11 @@ struct SessionRow: Sendable {
     var stage: String
     let createdAt: Int64
     let completedAt: Int64?
+    let overall: Int?
 
     init(_ r: SQLiteRow) {
         id = r.text(0); userID = r.text(1); kind = r.text(2); articleID = r.text(3); language = r.text(4)
-        stage = r.text(5); createdAt = r.int(6); completedAt = r.optionalInt(7)
+        stage = r.text(5); createdAt = r.int(6); completedAt = r.optionalInt(7); overall = r.optionalInt(8).map(Int.init)
     }
 
     var isInProgress: Bool { stage != "completed" && stage != "abandoned" }

@@ -3,7 +3,7 @@
 /// Users are never physically deleted: `deleted_at` keeps the install id reserved, so that the old
 /// install gets `403` after `DELETE /me` (API.md "Auth after deletion").
 enum Schema {
-    static let version = 1
+    static let version = 2
 
     static let sql = """
     CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value BLOB NOT NULL);
@@ -26,7 +26,9 @@ enum Schema {
         streak INTEGER NOT NULL DEFAULT 0,
         streak_day INTEGER,
         sessions_completed INTEGER NOT NULL DEFAULT 0,
-        push_token TEXT
+        push_token TEXT,
+        onboarding_json TEXT,
+        diagnostic_session_id TEXT
     );
     CREATE TABLE IF NOT EXISTS sessions (
         id TEXT PRIMARY KEY,
@@ -36,7 +38,8 @@ enum Schema {
         language TEXT NOT NULL,
         stage TEXT NOT NULL,
         created_at INTEGER NOT NULL,
-        completed_at INTEGER
+        completed_at INTEGER,
+        overall INTEGER
     );
     CREATE INDEX IF NOT EXISTS sessions_by_user ON sessions(user_id, created_at);
     CREATE TABLE IF NOT EXISTS attempts (
@@ -98,8 +101,34 @@ enum Schema {
         body_hash TEXT NOT NULL,
         status INTEGER NOT NULL,
         response BLOB NOT NULL,
+        object_id TEXT,
         created_at INTEGER NOT NULL,
         PRIMARY KEY (user_id, method, path, key)
+    );
+    CREATE TABLE IF NOT EXISTS transactions (
+        user_id TEXT NOT NULL,
+        transaction_id TEXT NOT NULL,
+        original_transaction_id TEXT NOT NULL,
+        product_id TEXT NOT NULL,
+        offer TEXT NOT NULL,
+        purchase_at INTEGER NOT NULL,
+        expires_at INTEGER NOT NULL,
+        created_at INTEGER NOT NULL
+    );
+    CREATE INDEX IF NOT EXISTS transactions_by_id ON transactions(user_id, transaction_id);
+    CREATE TABLE IF NOT EXISTS plans (
+        user_id TEXT PRIMARY KEY,
+        ready_at INTEGER NOT NULL,
+        start_day INTEGER NOT NULL,
+        days BLOB NOT NULL,
+        created_at INTEGER NOT NULL
+    );
+    CREATE TABLE IF NOT EXISTS feedback (
+        assessment_id TEXT PRIMARY KEY,
+        user_id TEXT NOT NULL,
+        helpful INTEGER NOT NULL,
+        comment TEXT,
+        created_at INTEGER NOT NULL
     );
     """
 }

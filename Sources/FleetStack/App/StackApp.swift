@@ -9,31 +9,51 @@ import FleetSQLite
 /// effect per Idempotency-Key" and "one settlement per session" hold under concurrent repeats.
 /// CPU work that needs no database (audio analysis, hashing uploads) runs elsewhere.
 final class StackApp: ServerHandler, @unchecked Sendable {
-    // @unchecked: `db` is used only on `dbQueue`; `baseURL` is guarded by `lock`; `router` is
-    // assigned once in init and read-only afterwards; everything else is immutable and Sendable.
+    // @unchecked: `db`, `limiter` are used only on `dbQueue`; `baseURL` is guarded by `lock`;
+    // `router` and `pipeline` are assigned once in init and read-only afterwards; everything else
+    // is immutable and Sendable.
     let settings: StackSettings
     let catalog: Catalog
     let db: SQLiteDatabase
     let dbQueue = DispatchQueue(label: "fleet.stack.db", qos: .userInitiated)
+    let clock: StackClock
     let tokens: TokenSigner
     let uploads: UploadSigner
+    let faults: FaultInjector
+    var limiter: RateLimiter
     private(set) var pipeline: AssessmentPipeline!
     private var router = Router(routes: [])
     private let lock = Lock()
     private var _baseURL = "http://127.0.0.1"
     private let configBytes: [UInt8]
+    private let timers = DispatchQueue(label: "fleet.stack.delays")
 
-    init(settings: StackSettings, database: SQLiteDatabase, catalog: Catalog) throws {
+    init(settings: StackSettings, database: SQLiteDatabase, catalog: Catalog, clock: StackClock = StackClock()) throws {
         self.settings = settings
         self.db = database
         self.catalog = catalog
-        try database.execute(Schema.sql)
+        self.clock = clock
+        try StackApp.migrate(database)
         let secret = try StackApp.secret(database)
         tokens = TokenSigner(secret: HMACSHA256.mac(key: secret, message: Array("tokens".utf8)))
         uploads = UploadSigner(secret: HMACSHA256.mac(key: secret, message: Array("uploads".utf8)))
+        faults = FaultInjector(faults: settings.faults, seed: settings.seed)
+        limiter = RateLimiter(rate: settings.rateLimitPerSecond, burst: settings.rateLimitBurst)
         configBytes = StackApp.configJSON(settings).serializedBytes()
         pipeline = AssessmentPipeline(settings: settings, app: self)
         router = makeRouter()
+    }
+
+    /// Creates the tables, refusing a database written by another schema version.
+    private static func migrate(_ db: SQLiteDatabase) throws {
+        try db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value BLOB NOT NULL)")
+        if let v = try db.queryOne("SELECT value FROM meta WHERE key = 'schema_version'")?.int(0), v != Schema.version {
+            throw StackSettingsError("database '\(db.path)' has schema version \(v), this stack needs \(Schema.version); use a new file")
+        }
+        try db.transaction {
+            try db.execute(Schema.sql)
+            try db.run("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)", .int(Int64(Schema.version)))
+        }
     }
 
     /// The stack's signing secret: random on first use, kept in the database so that tokens and
@@ -60,32 +80,46 @@ final class StackApp: ServerHandler, @unchecked Sendable {
 
     func handle(_ request: ServerRequest, respond: @escaping @Sendable (ServerResponse) -> Void) {
         // Routes that never touch the database answer on the I/O thread: no queue hop.
-        if request.method == "GET" {
+        if request.method == "GET" && faults.isEmpty {
             if request.path == "/healthz" { return respond(.json(200, Array(#"{"status":"ok"}"#.utf8))) }
             if request.path == "/config" { return respond(.json(200, configBytes)) }
         }
+        let route: Route, params: [String: String]
+        switch router.match(method: request.method, path: request.path) {
+        case .notFound: return respond(Reply.error(.notFound("route \(request.method) \(request.path)")).response)
+        case .methodNotAllowed(let allowed): return respond(Reply.error(.methodNotAllowed(allowed)).response)
+        case .found(let r, let p): (route, params) = (r, p)
+        }
+        let (delayMs, injected) = faults.isEmpty ? (0, nil) : faults.draw(template: route.template)
+        let after: (@escaping @Sendable () -> Void) -> Void = { [timers] work in
+            if delayMs > 0 { timers.asyncAfter(deadline: .now() + .microseconds(Int(delayMs * 1000)), execute: work) } else { work() }
+        }
+        if let injected { return after { respond(Reply.error(injected).response) } }
         // Hash an upload here, in parallel with other requests, not on the database queue.
-        let uploadHash = request.method == "PUT" && request.path.hasPrefix("/uploads/") ? SHA256.hex(request.body) : nil
-        dbQueue.async {
-            respond(self.process(request, uploadSHA256: uploadHash).response)
+        let uploadHash = route.template == "PUT /uploads/{id}" ? SHA256.hex(request.body) : nil
+        if settings.bug("settle-race") && route.template == "POST /sessions/{id}/complete" {
+            return after { self.racyComplete(request, params: params, respond: respond) }
+        }
+        after {
+            self.dbQueue.async {
+                respond(self.process(request, route: route, params: params, uploadSHA256: uploadHash).response)
+            }
         }
     }
 
-    /// Routes, authenticates, parses and runs one request (on `dbQueue`).
-    func process(_ request: ServerRequest, uploadSHA256: String? = nil) -> Reply {
-        let route: Route, params: [String: String]
-        switch router.match(method: request.method, path: request.path) {
-        case .notFound: return .error(.notFound("route \(request.method) \(request.path)"))
-        case .methodNotAllowed(let allowed): return .error(.methodNotAllowed(allowed))
-        case .found(let r, let p): (route, params) = (r, p)
-        }
-        var ctx = RequestContext(request: request, params: params, nowMs: WallClock.nowMillis())
+    /// Authenticates, parses and runs one matched request (on `dbQueue`).
+    func process(_ request: ServerRequest, route: Route, params: [String: String], uploadSHA256: String? = nil) -> Reply {
+        var ctx = RequestContext(request: request, params: params, nowMs: clock.nowMs())
         ctx.uploadSHA256 = uploadSHA256
         do {
-            if route.access == .user { ctx.user = try authenticate(request, nowMs: ctx.nowMs) }
-            if route.method != "GET" && route.method != "DELETE" && route.method != "PUT" {
-                ctx.body = try parseBody(request.body)
+            if route.access == .user {
+                ctx.user = try authenticate(request, nowMs: ctx.nowMs)
+                if let wait = limiter.take(ctx.user.id, nowMs: ctx.nowMs) {
+                    throw APIError(status: 429, code: "rate_limited", message: "too many requests; retry after \(wait) s",
+                                   retryable: true, headers: [("Retry-After", String(wait))])
+                }
             }
+            if route.jsonBody { ctx.body = try parseBody(request.body) }
             var reply: Reply
             if route.writes {
                 reply = try db.transaction { try route.run(&ctx) }
@@ -100,6 +134,15 @@ final class StackApp: ServerHandler, @unchecked Sendable {
             return .error(.internalError("database: \(e.kind.rawValue)"))
         } catch {
             return .error(.internalError("unexpected: \(type(of: error))"))
+        }
+    }
+
+    /// Matches and runs a request synchronously (tests and the racy settlement use it).
+    func processNow(_ request: ServerRequest) -> Reply {
+        switch router.match(method: request.method, path: request.path) {
+        case .notFound: return .error(.notFound("route \(request.method) \(request.path)"))
+        case .methodNotAllowed(let allowed): return .error(.methodNotAllowed(allowed))
+        case .found(let r, let p): return process(request, route: r, params: p)
         }
     }
 
@@ -133,27 +176,6 @@ final class StackApp: ServerHandler, @unchecked Sendable {
 
     func loadUser(_ id: String) throws -> UserRow? {
         try db.queryOne("SELECT \(UserRow.columns) FROM users WHERE id = ?", .text(id)).map(UserRow.init)
-    }
-
-    // MARK: Routes
-
-    private func makeRouter() -> Router {
-        Router(routes: [
-            Route("GET", "/healthz", .open) { _ in .json(200, ["status": "ok"]) },
-            Route("GET", "/config", .open) { [unowned self] _ in Reply(status: 200, body: configBytes) },
-            Route("POST", "/auth/anonymous", .open) { [unowned self] in try signIn(&$0) },
-            Route("POST", "/auth/refresh", .open) { [unowned self] in try refresh(&$0) },
-            Route("GET", "/me", .user, writes: false) { .json(200, $0.user.meJSON(nowMs: $0.nowMs)) },
-            Route("GET", "/home", .user) { [unowned self] in try home(&$0) },
-            Route("POST", "/sessions", .user) { [unowned self] in try createSession(&$0) },
-            Route("GET", "/sessions/{id}", .user) { [unowned self] in try getSession(&$0) },
-            Route("POST", "/sessions/{id}/reading-complete", .user) { [unowned self] in try readingComplete(&$0) },
-            Route("POST", "/sessions/{id}/attempts", .user) { [unowned self] in try createAttempt(&$0) },
-            Route("POST", "/sessions/{id}/complete", .user) { [unowned self] in try complete(&$0) },
-            Route("PUT", "/uploads/{id}", .open) { [unowned self] in try upload(&$0) },
-            Route("POST", "/attempts/{id}/submit", .user) { [unowned self] in try submit(&$0) },
-            Route("GET", "/attempts/{id}", .user) { [unowned self] in try getAttempt(&$0) },
-        ])
     }
 
     static func configJSON(_ s: StackSettings) -> JSONValue {
