@@ -27,7 +27,12 @@ public struct AudioFeatures: Sendable, Codable, Equatable {
 extension AudioAnalysis {
     /// Measures a decoded clip in one pass over its mono samples.
     public static func features(of audio: DecodedAudio) -> AudioFeatures {
-        let samples = audio.mono
+        audio.mono.withUnsafeBufferPointer { measure($0, audio) }
+    }
+
+    // Over a raw buffer: the per-sample loop is the cost of assessing, and debug builds (tests)
+    // otherwise pay for bounds checks on every sample.
+    private static func measure(_ samples: UnsafeBufferPointer<Float>, _ audio: DecodedAudio) -> AudioFeatures {
         let frameLength = max(1, audio.sampleRate / 50)  // 20 ms
         let clip = Float(Thresholds.clipLevel)
         let activeEnergy = pow10(Thresholds.speechFrameDbfs / 10)  // mean square of the threshold

@@ -13,6 +13,7 @@ public enum FleetCLI {
             StackCommand.self,
             ReportCommand.self,
             HistoryCommand.self,
+            CorpusCommand.self,
         ]
     }
 

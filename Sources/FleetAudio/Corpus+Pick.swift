@@ -1,0 +1,59 @@
+import FleetCore
+
+extension Corpus {
+    /// The clips of one language, class and round.
+    public func clips(language: String, clipClass: ClipClass? = nil, round: Int? = nil) -> [Clip] {
+        clips.filter {
+            $0.language == language && (clipClass == nil || $0.clipClass == clipClass) && (round == nil || $0.round == round)
+        }
+    }
+
+    /// A seeded choice of clip for a user who reads in `language` and records round `round`.
+    ///
+    /// First a class is drawn with probability proportional to `classMix` (for example
+    /// `["speech": 0.98, "silence": 0.02]`; unknown names and weights ≤ 0 are ignored, classes
+    /// without a clip in `language` drop out), then a clip uniformly among that class's clips of
+    /// the language and round, or of any round when the round has none (edge cases exist for
+    /// one round only). Keys are taken in sorted order, so the same generator state gives the
+    /// same clip in every process. Falls back to speech, then to any clip of the language, then
+    /// to any clip; a loaded corpus is never empty.
+    public func pick(language: String, round: Int, classMix: [String: Double],
+                     using random: inout SeededRandom) -> Clip {
+        let ofLanguage = clips.filter { $0.language == language }
+        let pool = ofLanguage.isEmpty ? clips : ofLanguage
+        var classes: [ClipClass] = []
+        var weights: [Double] = []
+        for name in classMix.keys.sorted() {
+            guard let w = classMix[name], w > 0, let c = ClipClass(rawValue: name),
+                  pool.contains(where: { $0.clipClass == c }) else { continue }
+            classes.append(c)
+            weights.append(w)
+        }
+        let chosen: ClipClass? = classes.isEmpty ? nil : classes[random.weightedIndex(weights)]
+        let ofClass = pool.filter { $0.clipClass == (chosen ?? .speech) }
+        let candidates: [Clip]
+        if let inRound = Optional(ofClass.filter { $0.round == round }), !inRound.isEmpty {
+            candidates = inRound
+        } else if !ofClass.isEmpty {
+            candidates = ofClass
+        } else {
+            candidates = pool
+        }
+        let i = min(candidates.count - 1, Int(random.unit() * Double(candidates.count)))
+        return candidates[i]
+    }
+
+    /// Problems with a profile's class mix, each naming the key: unknown classes, negative
+    /// weights, or nothing left to pick. Empty when the mix is usable.
+    public static func problems(inClassMix mix: [String: Double]) -> [String] {
+        var p: [String] = []
+        for (name, w) in mix.sorted(by: { $0.key < $1.key }) {
+            if ClipClass(rawValue: name) == nil {
+                p.append("clip_mix.\(name): unknown class (expected one of \(ClipClass.allCases.map(\.rawValue).joined(separator: ", ")))")
+            }
+            if w < 0 || !w.isFinite { p.append("clip_mix.\(name): weight \(w) must be a finite number ≥ 0") }
+        }
+        if !mix.isEmpty && !mix.values.contains(where: { $0 > 0 }) { p.append("clip_mix: every weight is 0") }
+        return p
+    }
+}

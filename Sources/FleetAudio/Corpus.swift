@@ -1,0 +1,175 @@
+import FleetCore
+import Foundation
+
+/// One corpus clip: its manifest entry and its bytes, shared read-only by every virtual user.
+public struct Clip: Sendable {
+    public let info: ClipInfo
+    /// The storage the bytes live in (a read-only mapping of the clip file, never copied).
+    public let bytes: SharedBytes
+    /// Where this clip's bytes sit inside `bytes`.
+    public let range: Range<Int>
+    /// What `AudioAnalysis.assess` concluded about the bytes when the corpus was loaded (kept so
+    /// that checking expectations does not decode every clip a second time).
+    public let verdict: AudioVerdict
+
+    public var file: String { info.file }
+    public var language: String { info.language }
+    public var round: Int { info.round }
+    public var clipClass: ClipClass { info.clipClass }
+    public var contentType: String { info.contentType }
+    public var durationMs: Int { info.durationMs }
+    public var sha256: String { info.sha256 }
+    public var sizeBytes: Int { range.count }
+
+    /// The clip's bytes, valid only inside `body` and never to be written through.
+    public func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try bytes.withUnsafeBytes { all in try body(UnsafeRawBufferPointer(rebasing: all[range])) }
+    }
+}
+
+/// The speech corpus, loaded and checked once at start-up.
+///
+/// Every clip is mapped read-only once (`SharedBytes(mappingFile:)`), so 10 000 users uploading
+/// the same clip share one set of pages. Loading refuses a corpus with anything wrong, listing
+/// every bad clip: a missing file, a size or sha256 other than the manifest's, a clip meant to
+/// decode that does not (or whose duration is off by more than `durationToleranceMs`, or whose
+/// rate, channels or container differ), and a clip meant to be undecodable that decodes.
+public struct Corpus: Sendable {
+    public static let durationToleranceMs = 50
+
+    public let directory: String
+    public let clips: [Clip]
+
+    /// Total bytes of all clips (the memory the corpus maps).
+    public var totalBytes: Int { clips.reduce(0) { $0 + $1.sizeBytes } }
+
+    public init(directory: String, clips: [Clip]) {
+        self.directory = directory
+        self.clips = clips
+    }
+
+    /// Reads `manifest.json` in `directory`, maps every clip and checks it; see the type's doc.
+    public static func load(directory: String) throws(CorpusError) -> Corpus {
+        let manifestPath = directory + "/manifest.json"
+        guard let data = FileManager.default.contents(atPath: manifestPath) else {
+            throw CorpusError(directory: directory, problems: [.init(file: "manifest.json", "missing or unreadable")])
+        }
+        let manifest: CorpusManifest
+        do {
+            manifest = try CorpusManifest.parse(data)
+        } catch {
+            throw CorpusError(directory: directory, problems: [error])
+        }
+        var problems: [CorpusError.Problem] = []
+        if manifest.clips.isEmpty { problems.append(.init(file: "manifest.json", "lists no clips")) }
+        var seen = Set<String>()
+        for info in manifest.clips where !seen.insert(info.file).inserted {
+            problems.append(.init(file: info.file, "listed more than once"))
+        }
+
+        // Checking decodes every clip; spread it over the cores (results kept in manifest order).
+        let results = LoadResults(count: manifest.clips.count)
+        DispatchQueue.concurrentPerform(iterations: manifest.clips.count) { i in
+            let info = manifest.clips[i]
+            results.set(i, check(info, directory: directory))
+        }
+        var clips: [Clip] = []
+        for (clip, found) in results.all {
+            problems += found
+            if let clip, found.isEmpty { clips.append(clip) }
+        }
+        guard problems.isEmpty else { throw CorpusError(directory: directory, problems: problems) }
+        return Corpus(directory: directory, clips: clips)
+    }
+
+    /// Every problem with one clip, and the clip when its file could be mapped.
+    static func check(_ info: ClipInfo, directory: String) -> (Clip?, [CorpusError.Problem]) {
+        var problems: [String] = []
+        func done(_ clip: Clip?) -> (Clip?, [CorpusError.Problem]) {
+            (clip, problems.map { CorpusError.Problem(file: info.file, $0) })
+        }
+        problems += fieldProblems(info)
+        let bytes: SharedBytes
+        do {
+            bytes = try SharedBytes(mappingFile: directory + "/" + info.file)
+        } catch {
+            problems.append(FileManager.default.fileExists(atPath: directory + "/" + info.file)
+                            ? "cannot be read (\(error))" : "file is missing")
+            return done(nil)
+        }
+        if bytes.count != info.sizeBytes {
+            problems.append("size is \(bytes.count) bytes, manifest says \(info.sizeBytes)")
+        }
+        let digest = bytes.withUnsafeBytes { raw -> String in
+            var h = SHA256()
+            h.update(raw)
+            return Hex.encode(h.finalize())
+        }
+        if digest != info.sha256.lowercased() {
+            problems.append("sha256 is \(digest), manifest says \(info.sha256)")
+        }
+        let decoded = bytes.withUnsafeBytes { raw in Result { () throws(AudioDecodeError) in try AudioDecoder.decode(raw) } }
+        let verdict: AudioVerdict
+        switch decoded {
+        case let .success(audio): verdict = AudioAnalysis.assess(audio, declaredContentType: info.contentType)
+        case let .failure(error): verdict = AudioVerdict(quality: .unreadable, features: nil, detail: error.description)
+        }
+        let clip = Clip(info: info, bytes: bytes, range: 0..<bytes.count, verdict: verdict)
+        switch (decoded, info.clipClass.decodes) {
+        case let (.success(audio), true):
+            problems += decodedProblems(audio, info)
+        case let (.failure(error), true):
+            problems.append("does not decode (\(error))")
+        case let (.success(audio), false):
+            problems.append("class \(info.clipClass.rawValue) is meant not to decode, but it decodes as \(audio.container.rawValue)/\(audio.subtype), \(audio.durationMs) ms")
+        case let (.failure(error), false):
+            let wanted: AudioDecodeError.Kind = info.clipClass == .empty ? .empty : .truncated
+            if error.kind != wanted {
+                problems.append("class \(info.clipClass.rawValue) should fail to decode as \(wanted.rawValue), but fails as \(error)")
+            }
+        }
+        return done(clip)
+    }
+
+    private static func fieldProblems(_ info: ClipInfo) -> [String] {
+        var p: [String] = []
+        if info.language.isEmpty { p.append("language is empty") }
+        if info.round != 1 && info.round != 2 { p.append("round is \(info.round), expected 1 or 2") }
+        if info.namedContainer == .other { p.append("format '\(info.format)' is not flac, opus, wav or mp3") }
+        if AudioContainer.declared(by: info.contentType) != info.namedContainer {
+            p.append("content_type \(info.contentType) does not match format \(info.format)")
+        }
+        if info.durationMs < 0 { p.append("duration_ms is negative") }
+        if info.sha256.count != 64 { p.append("sha256 '\(info.sha256)' is not 64 hex digits") }
+        return p
+    }
+
+    private static func decodedProblems(_ audio: DecodedAudio, _ info: ClipInfo) -> [String] {
+        var p: [String] = []
+        // From frames, not `durationMs` (which rounds down), to compare like the generator does.
+        let ms = Int((Double(audio.frames) * 1000 / Double(audio.sampleRate)).rounded())
+        if abs(ms - info.durationMs) > durationToleranceMs {
+            p.append("decodes to \(ms) ms, manifest says \(info.durationMs) ms (tolerance \(durationToleranceMs) ms)")
+        }
+        if audio.sampleRate != info.sampleRate { p.append("sample rate is \(audio.sampleRate) Hz, manifest says \(info.sampleRate)") }
+        if audio.channels != info.channels { p.append("has \(audio.channels) channels, manifest says \(info.channels)") }
+        if info.clipClass == .mismatch {
+            if audio.container == info.namedContainer {
+                p.append("class mismatch should hold bytes of another format than \(info.format), but they are \(audio.container.rawValue)")
+            }
+        } else if audio.container != info.namedContainer {
+            p.append("bytes are \(audio.container.rawValue)/\(audio.subtype), the name says \(info.format)")
+        }
+        return p
+    }
+}
+
+/// Per-clip results written from concurrent checks; the lock protects `slots`.
+private final class LoadResults: @unchecked Sendable {
+    private let lock = Lock()
+    private var slots: [(Clip?, [CorpusError.Problem])]
+
+    init(count: Int) { slots = Array(repeating: (nil, []), count: count) }
+    func set(_ i: Int, _ value: (Clip?, [CorpusError.Problem])) { lock.withLock { slots[i] = value } }
+    var all: [(Clip?, [CorpusError.Problem])] { lock.withLock { slots } }
+}
