@@ -6,13 +6,15 @@ extension RunResults {
     /// A generator that fell behind sends requests later than the workload asked, which hides
     /// load (coordinated omission); the corrected latencies still tell the truth, but the report
     /// must say so loudly. It fell behind when the p99 of `scheduling_lag` is above
-    /// `lagP99BoundMicros` or when arrivals were dropped because no user could start on time.
-    public func generatorBehindReasons(lagP99BoundMicros: Int64 = 50_000) -> [String] {
+    /// `lagP99BoundMicros` (default: `meta.lagBoundMicros`, else 50 ms) or when arrivals were
+    /// dropped because no user could start on time.
+    public func generatorBehindReasons(lagP99BoundMicros: Int64? = nil) -> [String] {
+        let bound = lagP99BoundMicros ?? meta.lagBoundMicros ?? RunResults.defaultLagBoundMicros
         var reasons: [String] = []
         if let lag = metric(Recorder.schedulingLag)?.corrected, !lag.isEmpty {
             let p99 = lag.value(atPercentile: 99)
-            if p99 > lagP99BoundMicros {
-                reasons.append("scheduling lag p99 \(Self.ms(p99)) ms is over the \(Self.ms(lagP99BoundMicros)) ms bound "
+            if p99 > bound {
+                reasons.append("scheduling lag p99 \(Self.ms(p99)) ms is over the \(Self.ms(bound)) ms bound "
                                + "(max \(Self.ms(lag.max)) ms): requests went out later than planned")
             }
         }
@@ -21,6 +23,9 @@ extension RunResults {
         }
         return reasons
     }
+
+    /// The scheduling-lag p99 above which a run counts as fallen behind, when nothing else says.
+    public static let defaultLagBoundMicros: Int64 = 50_000
 
     private static func ms(_ micros: Int64) -> String {
         let v = Double(micros) / 1000

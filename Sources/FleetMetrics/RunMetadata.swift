@@ -17,11 +17,15 @@ public struct RunMetadata: Sendable, Codable, Equatable {
     public var notes: [String]
     /// How many shard results were merged into this one (1 for a single process).
     public var shards: Int
+    /// The profile's bound on scheduling-lag p99 (µs) above which the generator fell behind;
+    /// nil means the default of `generatorBehindReasons` (50 ms). Kept so that a re-rendered
+    /// report judges the run by the same bound the run itself used.
+    public var lagBoundMicros: Int64?
 
     public init(runId: String, profile: String, seed: UInt64, target: String, startedAt: String,
                 plannedDurationSeconds: Double = 0, actualDurationSeconds: Double = 0,
                 gitRevision: String = "unknown", thresholds: [ThresholdVerdict] = [],
-                notes: [String] = [], shards: Int = 1) {
+                notes: [String] = [], shards: Int = 1, lagBoundMicros: Int64? = nil) {
         self.runId = runId
         self.profile = profile
         self.seed = seed
@@ -33,6 +37,7 @@ public struct RunMetadata: Sendable, Codable, Equatable {
         self.thresholds = thresholds
         self.notes = notes
         self.shards = shards
+        self.lagBoundMicros = lagBoundMicros
     }
 
     /// True when no threshold failed (a run without thresholds passes).

@@ -79,8 +79,10 @@ struct HTMLReport {
             }
             s += "</tbody></table>\n"
         }
-        if !m.notes.isEmpty {
-            s += "<ul class=\"notes\">" + m.notes.map { "<li>\(Format.html($0))</li>" }.joined() + "</ul>\n"
+        // The runner's own "generator fell behind" notes say what the warning box already says.
+        let notes = m.notes.filter { !$0.hasPrefix("generator fell behind") }
+        if !notes.isEmpty {
+            s += "<ul class=\"notes\">" + notes.map { "<li>\(Format.html($0))</li>" }.joined() + "</ul>\n"
         }
         return s + "</section>\n"
     }

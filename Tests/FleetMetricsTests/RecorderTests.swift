@@ -52,6 +52,19 @@ final class RecorderTests: XCTestCase {
         XCTAssertEqual(s.windows.map(\.index), [0])
     }
 
+    func testCorrectedIsNeverBelowUncorrectedAtAnyPercentile() {
+        let t0: UInt64 = 3 * second
+        let r = Recorder(startNanos: t0)
+        feed(r, seed: 9, start: t0, seconds: 3, perSecond: 300)
+        let res = r.snapshot(meta)
+        let ps: [Double] = [0, 10, 50, 90, 99, 99.9, 100]
+        for m in res.metrics + res.endpoints.map(\.latency) {
+            for (c, u) in zip(m.corrected.values(atPercentiles: ps), m.uncorrected.values(atPercentiles: ps)) {
+                XCTAssertGreaterThanOrEqual(c, u, m.name)
+            }
+        }
+    }
+
     func testWindowsMergeExactlyIntoTheTotals() throws {
         let t0: UInt64 = 5_000 * second
         let r = Recorder(startNanos: t0)
