@@ -1,15 +1,34 @@
 #!/usr/bin/env bash
 # Opens a Fleet report in headless Chromium, takes a screenshot, and fails if the page logged a
-# script error or the screenshot is blank. Called by `make test`.
+# script error or the screenshot is blank. Called by `make test` (scripts/after-tests.sh).
 #
-#   bench/browser-check.sh REPORT_DIR_OR_INDEX_HTML [SCREENSHOT.png]
+#   bench/browser-check.sh [REPORT_DIR_OR_INDEX_HTML [SCREENSHOT.png]]
 #
-# Exit: 0 ok · 1 the check failed (script error, blank or missing screenshot) · 2 bad usage or no
-# chromium. Needs: chromium (apt-get install -y chromium), python3 (to look at the PNG's pixels).
+# With no report given it renders the committed fixture run (with its baseline) through the built
+# `fleet report` (.build/debug/fleet, .build/release/fleet, or $FLEET) and checks that.
+# Exit: 0 ok · 1 the check failed (script error, blank or missing screenshot) · 2 bad usage, no
+# chromium or no fleet binary. Needs chromium (apt-get install -y chromium) and python3.
 set -euo pipefail
+repo=$(cd "$(dirname "$0")/.." && pwd)
 
-usage() { echo "usage: $0 REPORT_DIR_OR_INDEX_HTML [SCREENSHOT.png]" >&2; exit 2; }
-[ $# -ge 1 ] && [ $# -le 2 ] || usage
+usage() { echo "usage: $0 [REPORT_DIR_OR_INDEX_HTML [SCREENSHOT.png]]" >&2; exit 2; }
+[ $# -le 2 ] || usage
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+if [ $# -eq 0 ]; then
+    fleet=${FLEET:-}
+    for candidate in "$repo/.build/debug/fleet" "$repo/.build/release/fleet"; do
+        [ -n "$fleet" ] || { [ -x "$candidate" ] && fleet=$candidate; } || true
+    done
+    [ -n "$fleet" ] || { echo "browser-check: no fleet binary (swift build first, or set FLEET)" >&2; exit 2; }
+    fixtures=$repo/Tests/FleetReportTests/Fixtures
+    "$fleet" report "$fixtures/results.json" --baseline "$fixtures/baseline.json" \
+        --out "$work/report" --history "$work/history.sqlite" >/dev/null
+    set -- "$work/report"
+fi
+
 target=$1
 [ -d "$target" ] && target="$target/index.html"
 [ -f "$target" ] || { echo "browser-check: no report at '$target'" >&2; exit 2; }
@@ -19,8 +38,6 @@ shot=${2:-$(dirname "$page")/screenshot.png}
 browser=$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)
 [ -n "$browser" ] || { echo "browser-check: chromium not found (apt-get install -y chromium)" >&2; exit 2; }
 
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
 log="$work/console.log"
 rm -f "$shot"
 
