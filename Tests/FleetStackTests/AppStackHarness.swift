@@ -161,3 +161,45 @@ final class AppCollector<T: Sendable>: @unchecked Sendable {
     func append(_ x: T) { lock.lock(); items.append(x); lock.unlock() }
     var all: [T] { lock.lock(); defer { lock.unlock() }; return items }
 }
+
+extension AppStack {
+    /// A sandbox signed transaction as the App Store would give it (HMAC-SHA256 with `key`).
+    static func signedTransaction(id: String, product: String = "fleet.premium.monthly", purchaseMs: Int64, durationMs: Int64,
+                                  offer: String = "trial", key: String = "sandbox-secret") -> String {
+        let header: JSONValue = ["alg": "HS256", "typ": "JWT"]
+        let payload: JSONValue = [
+            "transaction_id": .string(id), "original_transaction_id": .string(id), "product_id": .string(product),
+            "purchase_date": .string(RFC3339.format(millis: purchaseMs)),
+            "expires_date": .string(RFC3339.format(millis: purchaseMs + durationMs)), "offer": .string(offer),
+        ]
+        let signingInput = Base64URL.encode(header.serializedBytes()) + "." + Base64URL.encode(payload.serializedBytes())
+        return signingInput + "." + Base64URL.encode(HMACSHA256.mac(key: Array(key.utf8), message: Array(signingInput.utf8)))
+    }
+
+    /// Posts a signed transaction with a fresh Idempotency-Key.
+    func purchase(_ u: AppTestUser, _ jws: String, key: String = UUID().uuidString) throws -> AppTestResponse {
+        try call("POST", "/subscriptions/apple/transactions", json: ["signed_transaction": .string(jws)], token: u.token, key: key)
+    }
+
+    /// Moves the stack's clock so that "now" is `ms`; the clock only moves forward, so a target
+    /// already (just) passed leaves it where it is.
+    func setNow(_ ms: Int64) {
+        let delta = ms - clock.nowMs()
+        if delta > 0 { clock.advance(ms: delta) }
+    }
+
+    /// Runs `body` on `count` threads at once and returns what each gave.
+    static func concurrently<T: Sendable>(_ count: Int, _ body: @escaping @Sendable (Int) -> T?) -> [T] {
+        let collected = AppCollector<T>()
+        let group = DispatchGroup()
+        for i in 0..<count {
+            group.enter()
+            Thread.detachNewThread {
+                defer { group.leave() }
+                if let v = body(i) { collected.append(v) }
+            }
+        }
+        _ = group.wait(timeout: .now() + 30)
+        return collected.all
+    }
+}
