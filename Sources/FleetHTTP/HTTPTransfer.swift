@@ -23,6 +23,8 @@ public final class HTTPTransfer: @unchecked Sendable {
     // MARK: I/O-thread state.
     /// The pooled easy handle while the transfer is in the multi handle.
     var easy: EasyHandle?
+    /// The multi handle running it.
+    var shard: MultiShard?
     /// Index in the loop's active list while running (for O(1) removal).
     var slot = -1
     /// Request header list handed to curl; freed when the transfer ends.

@@ -20,20 +20,29 @@ extension IOLoop {
             complete(t, .failure(error))
             return
         }
-        let code = curl_multi_add_handle(multi, easy.raw)
+        // The least busy shard: balanced under load, always the first one for a lone user.
+        var shard = shards[0]
+        for s in shards.dropFirst() where s.running < shard.running { shard = s }
+        let code = curl_multi_add_handle(shard.multi, easy.raw)
         guard code == CURLM_OK else {
             release(t)
             complete(t, .failure(HTTPError(kind: .other, message: "curl_multi_add_handle: \(String(cString: curl_multi_strerror(code)))")))
             return
         }
+        shard.running += 1
+        t.shard = shard
         t.slot = active.count
         active.append(t)
     }
 
     /// Reads curl's "done" messages and finishes each transfer with its response or error.
     func collectFinished() {
+        for shard in shards { collectFinished(shard) }
+    }
+
+    private func collectFinished(_ shard: MultiShard) {
         var left: Int32 = 0
-        while let msg = curl_multi_info_read(multi, &left) {
+        while let msg = curl_multi_info_read(shard.multi, &left) {
             guard msg.pointee.msg == CURLMSG_DONE, let handle = msg.pointee.easy_handle else { continue }
             var privatePointer: UnsafeMutableRawPointer?
             _ = fleet_curl_easy_getinfo_ptr(handle, CURLINFO_PRIVATE, &privatePointer)
@@ -65,7 +74,11 @@ extension IOLoop {
             last.slot = t.slot
         }
         t.slot = -1
-        if let easy = t.easy { curl_multi_remove_handle(multi, easy.raw) }
+        if let easy = t.easy, let shard = t.shard {
+            curl_multi_remove_handle(shard.multi, easy.raw)
+            shard.running -= 1
+        }
+        t.shard = nil
         release(t)
         complete(t, result)
     }

@@ -5,13 +5,14 @@ import FleetCore
 import Foundation
 import Synchronization
 
-/// One I/O thread owning one libcurl multi handle and every transfer running on it.
+/// One I/O thread owning a few libcurl multi handles (`MultiShard`) and every transfer on them.
 ///
 /// It drives curl's socket interface: curl says which sockets to watch (socket callback → epoll)
 /// and when it needs a timeout call (timer callback); the thread waits in `epoll_wait` and hands
-/// each ready socket to `curl_multi_socket_action`. The cost of a wake-up is therefore the number
-/// of ready sockets, not the number of open ones, which is what keeps 2,000 connections as cheap
-/// per request as 64 (`curl_multi_poll` re-polls every socket on every call).
+/// each ready socket to `curl_multi_socket_action` of the shard that owns it. The cost of a
+/// wake-up is therefore the number of ready sockets, not the number of open ones, which is what
+/// keeps 2,000 connections nearly as cheap per request as 64 (`curl_multi_poll` re-polls every
+/// socket on every call).
 ///
 /// Other threads only append to the locked submission and cancel lists, and write the eventfd
 /// when the thread is asleep. `@unchecked Sendable`: `pending` is a Mutex and `sleeping` atomic;
@@ -24,7 +25,6 @@ final class IOLoop: @unchecked Sendable {
         var stopping = false
     }
 
-    let multi: UnsafeMutableRawPointer
     let connectTimeout: Double
     private let epollFD: Int32
     private let wakeFD: Int32
@@ -37,54 +37,37 @@ final class IOLoop: @unchecked Sendable {
     let inFlight = Atomic<Int>(0)
 
     // MARK: I/O-thread state.
+    var shards: [MultiShard] = []
     var active: [HTTPTransfer] = []
     var idle: [EasyHandle] = []
     /// Completions of this iteration, handed to their queues in one batch per queue.
     var completed: [(HTTPTransfer, Result<HTTPResponse, HTTPError>)] = []
-    /// When curl wants `socket_action(CURL_SOCKET_TIMEOUT)` next (monotonic ns; .max = never).
-    private var timerDeadline = UInt64.max
 
     init(configuration: HTTPEngine.Configuration, index: Int) throws {
-        guard let m = curl_multi_init() else {
-            throw HTTPError(kind: .other, message: "curl_multi_init failed (out of memory?)")
-        }
         let ep = epoll_create1(Int32(EPOLL_CLOEXEC))
         let wake = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
         guard ep >= 0, wake >= 0 else {
             let reason = String(cString: strerror(errno))
             if ep >= 0 { close(ep) }
-            curl_multi_cleanup(m)
             throw HTTPError(kind: .other, message: "cannot create epoll/eventfd: \(reason)")
         }
-        multi = m
         epollFD = ep
         wakeFD = wake
         connectTimeout = configuration.connectTimeout
         var ev = epoll_event()
         ev.events = EPOLLIN.rawValue
-        ev.data.fd = wake
+        ev.data.u64 = Self.wakeToken
         epoll_ctl(ep, EPOLL_CTL_ADD, wake, &ev)
 
-        let options: [(CURLMoption, Int, String)] = [
-            (CURLMOPT_MAX_TOTAL_CONNECTIONS, configuration.maxConnections, "maxConnections"),
-            (CURLMOPT_MAX_HOST_CONNECTIONS, configuration.maxConnectionsPerHost, "maxConnectionsPerHost"),
-            (CURLMOPT_MAXCONNECTS, configuration.connectionCacheSize, "connectionCacheSize"),
-        ]
-        for (option, value, name) in options where value > 0 {
-            let code = fleet_curl_multi_setopt_long(m, option, value)
-            if code != CURLM_OK {
-                close(ep); close(wake); curl_multi_cleanup(m)
-                throw HTTPError(kind: .other, message: "\(name) = \(value) refused by libcurl: \(String(cString: curl_multi_strerror(code)))")
-            }
-        }
-        let me = Unmanaged.passUnretained(self).toOpaque()
-        _ = fleet_curl_multi_setopt_ptr(m, CURLMOPT_SOCKETDATA, me)
-        _ = fleet_curl_multi_setopt_socket_function(m) { _, socket, what, loop, socketp in
-            Unmanaged<IOLoop>.fromOpaque(loop!).takeUnretainedValue().watch(socket, what: what, registered: socketp != nil)
-        }
-        _ = fleet_curl_multi_setopt_ptr(m, CURLMOPT_TIMERDATA, me)
-        _ = fleet_curl_multi_setopt_timer_function(m) { _, timeoutMillis, loop in
-            Unmanaged<IOLoop>.fromOpaque(loop!).takeUnretainedValue().setTimer(timeoutMillis)
+        // Each shard gets its share of the engine-wide limits (rounded up; 0 stays unlimited).
+        let count = configuration.ioThreads * configuration.multiHandlesPerThread
+        func share(_ limit: Int) -> Int { limit == 0 ? 0 : (limit + count - 1) / count }
+        for i in 0..<configuration.multiHandlesPerThread {
+            shards.append(try MultiShard(index: i, maxConnections: share(configuration.maxConnections),
+                                         maxConnectionsPerHost: share(configuration.maxConnectionsPerHost),
+                                         connectionCacheSize: share(configuration.connectionCacheSize)) { [unowned self] socket, what, registered, shard in
+                watch(socket, what: what, registered: registered, shard: shard)
+            })
         }
         let thread = Thread { [self] in run() }
         thread.name = "fleet-http-io-\(index)"
@@ -146,7 +129,6 @@ final class IOLoop: @unchecked Sendable {
         var submissions: [HTTPTransfer] = []
         var cancels: [HTTPTransfer] = []
         var stopping = false
-        var running: Int32 = 0
         let capacity: Int32 = 1024
         let events = UnsafeMutablePointer<epoll_event>.allocate(capacity: Int(capacity))
         defer { events.deallocate() }
@@ -163,10 +145,8 @@ final class IOLoop: @unchecked Sendable {
             }
             cancels.removeAll(keepingCapacity: true)
             if stopping { break }
-            if MonotonicClock.now() >= timerDeadline {
-                timerDeadline = .max
-                _ = curl_multi_socket_action(multi, CURL_SOCKET_TIMEOUT, 0, &running)
-            }
+            let now = MonotonicClock.now()
+            for shard in shards { shard.fireTimerIfDue(now: now) }
             collectFinished()
             flushCompletions()
 
@@ -176,8 +156,8 @@ final class IOLoop: @unchecked Sendable {
             sleeping.store(false, ordering: .sequentiallyConsistent)
             for i in 0..<Int(max(n, 0)) {
                 let ev = events[i]
-                let fd = ev.data.fd
-                if fd == wakeFD {
+                let token = ev.data.u64
+                if token == Self.wakeToken {
                     var drained: UInt64 = 0
                     _ = read(wakeFD, &drained, 8)
                     continue
@@ -186,12 +166,13 @@ final class IOLoop: @unchecked Sendable {
                 if ev.events & EPOLLIN.rawValue != 0 { mask |= CURL_CSELECT_IN }
                 if ev.events & EPOLLOUT.rawValue != 0 { mask |= CURL_CSELECT_OUT }
                 if ev.events & (EPOLLERR.rawValue | EPOLLHUP.rawValue) != 0 { mask |= CURL_CSELECT_ERR }
-                _ = curl_multi_socket_action(multi, fd, mask, &running)
+                shards[Int(token >> 32)].act(on: curl_socket_t(truncatingIfNeeded: token), events: mask)
             }
         }
         shutDownTransfers()
+        // Idle easy handles are already out of their multi handles; free both on this thread.
         idle.removeAll()
-        curl_multi_cleanup(multi)
+        shards.removeAll()
         exited.signal()
     }
 
@@ -210,35 +191,32 @@ final class IOLoop: @unchecked Sendable {
 
     /// Milliseconds until curl's timer, rounded up, at most 1 s (a bound, not a need).
     private func waitMillis() -> Int32 {
+        let timerDeadline = shards.reduce(UInt64.max) { min($0, $1.timerDeadline) }
         if timerDeadline == .max { return 1000 }
         let now = MonotonicClock.now()
         if now >= timerDeadline { return 0 }
         return Int32(min(1000, (timerDeadline - now + 999_999) / 1_000_000))
     }
 
-    /// CURLMOPT_SOCKETFUNCTION: mirror curl's interest in `socket` into the epoll set.
-    private func watch(_ socket: curl_socket_t, what: Int32, registered: Bool) -> Int32 {
+    /// CURLMOPT_SOCKETFUNCTION of every shard: mirror curl's interest in `socket` into the epoll
+    /// set, tagged with the shard so a ready socket goes back to the multi handle that owns it.
+    private func watch(_ socket: curl_socket_t, what: Int32, registered: Bool, shard: MultiShard) {
         if what == CURL_POLL_REMOVE {
             epoll_ctl(epollFD, EPOLL_CTL_DEL, socket, nil)
-            return 0
+            return
         }
         var ev = epoll_event()
         ev.events = (what & CURL_POLL_IN != 0 ? EPOLLIN.rawValue : 0) | (what & CURL_POLL_OUT != 0 ? EPOLLOUT.rawValue : 0)
-        ev.data.fd = socket
+        ev.data.u64 = UInt64(shard.index) << 32 | UInt64(UInt32(bitPattern: socket))
         if registered {
             epoll_ctl(epollFD, EPOLL_CTL_MOD, socket, &ev)
         } else {
             var rc = epoll_ctl(epollFD, EPOLL_CTL_ADD, socket, &ev)
             if rc != 0 && errno == EEXIST { rc = epoll_ctl(epollFD, EPOLL_CTL_MOD, socket, &ev) }
-            // A non-nil socketp on later calls tells us the socket is already in the set.
-            if rc == 0 { curl_multi_assign(multi, socket, UnsafeMutableRawPointer(bitPattern: 1)) }
+            if rc == 0 { shard.markRegistered(socket) }
         }
-        return 0
     }
 
-    /// CURLMOPT_TIMERFUNCTION: remember when curl next needs a timeout call (-1 = never).
-    private func setTimer(_ timeoutMillis: Int) -> Int32 {
-        timerDeadline = timeoutMillis < 0 ? .max : MonotonicClock.now() + UInt64(timeoutMillis) * 1_000_000
-        return 0
-    }
+    /// The epoll token of the wake-up eventfd (no shard index reaches it).
+    private static let wakeToken = UInt64.max
 }
