@@ -17,6 +17,12 @@ public struct StackSettings: Sendable, Codable, Equatable {
     public var assessmentMedianMs = 300.0
     /// Sigma of the lognormal assessment service time.
     public var assessmentSigma = 0.3
+    /// Per-stage service times: when set, `transcribing` and `assessing` each draw
+    /// lognormal(median, sigma) instead of splitting the overall draw 40/60.
+    public var transcribingMedianMs: Double? = nil
+    public var transcribingSigma: Double? = nil
+    public var assessingMedianMs: Double? = nil
+    public var assessingSigma: Double? = nil
     /// Submitted attempts waiting for a worker beyond which submit answers 503.
     public var maxQueue = 10_000
     /// Lifetime of an access token, seconds.
@@ -63,6 +69,7 @@ public struct StackSettings: Sendable, Codable, Equatable {
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case host, port, dbPath, workers, assessmentMedianMs, assessmentSigma, maxQueue
+        case transcribingMedianMs, transcribingSigma, assessingMedianMs, assessingSigma
         case accessTokenLifetimeS, sandboxKey, newUserEntitlement, minAppVersion, uploadURLLifetimeS, seed
         case maxUploadBytes, maxJSONBodyBytes, retryableFailureFraction, exemplarDelayMs, planDelayMs, gracePeriodS
         case sandboxTimeScale, audioRetentionS, rateLimitPerSecond, rateLimitBurst, bugs, lostSubmitFraction, faults
@@ -96,6 +103,10 @@ public struct StackSettings: Sendable, Codable, Equatable {
         assessmentMedianMs = try c.decodeIfPresent(Double.self, forKey: .assessmentMedianMs) ?? d.assessmentMedianMs
         assessmentSigma = try c.decodeIfPresent(Double.self, forKey: .assessmentSigma) ?? d.assessmentSigma
         maxQueue = try c.decodeIfPresent(Int.self, forKey: .maxQueue) ?? d.maxQueue
+        transcribingMedianMs = try c.decodeIfPresent(Double.self, forKey: .transcribingMedianMs)
+        transcribingSigma = try c.decodeIfPresent(Double.self, forKey: .transcribingSigma)
+        assessingMedianMs = try c.decodeIfPresent(Double.self, forKey: .assessingMedianMs)
+        assessingSigma = try c.decodeIfPresent(Double.self, forKey: .assessingSigma)
         accessTokenLifetimeS = try c.decodeIfPresent(Int.self, forKey: .accessTokenLifetimeS) ?? d.accessTokenLifetimeS
         sandboxKey = try c.decodeIfPresent(String.self, forKey: .sandboxKey) ?? d.sandboxKey
         newUserEntitlement = try c.decodeIfPresent(String.self, forKey: .newUserEntitlement) ?? d.newUserEntitlement
@@ -147,6 +158,12 @@ public struct StackSettings: Sendable, Codable, Equatable {
         try need(assessmentMedianMs >= 0 && assessmentMedianMs <= 600_000, "assessmentMedianMs", "0…600000")
         try need(assessmentSigma >= 0 && assessmentSigma <= 5, "assessmentSigma", "0…5")
         try need(maxQueue >= 0, "maxQueue", "≥ 0")
+        for (name, v) in [("transcribingMedianMs", transcribingMedianMs), ("assessingMedianMs", assessingMedianMs)] {
+            try need((v ?? 0) >= 0 && (v ?? 0) <= 600_000, name, "0…600000")
+        }
+        for (name, v) in [("transcribingSigma", transcribingSigma), ("assessingSigma", assessingSigma)] {
+            try need((v ?? 0) >= 0 && (v ?? 0) <= 5, name, "0…5")
+        }
         try need(accessTokenLifetimeS >= 1, "accessTokenLifetimeS", "≥ 1")
         try need(!sandboxKey.isEmpty, "sandboxKey", "non-empty")
         try need(["none", "trial", "active"].contains(newUserEntitlement), "newUserEntitlement", "none, trial or active")

@@ -113,4 +113,17 @@ final class AppAssessmentTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(spans.max() ?? 0, 550, "queueing behind 2 workers: \(spans)")
         XCTAssertGreaterThanOrEqual(spans.min() ?? 0, 190, "each takes the service time: \(spans)")
     }
+
+    func testPerStageServiceTimes() throws {
+        let app = try AppStack {
+            $0.transcribingMedianMs = 300; $0.transcribingSigma = 0
+            $0.assessingMedianMs = 60; $0.assessingSigma = 0
+        }
+        let u = try app.signIn()
+        let s = try app.startSession(u)
+        let a = try app.record(u, session: s, round: 1, clip: AppClips.speech())
+        let last = try app.waitTerminal(u, attempt: a).last
+        let span = (APITime.parse(last["assessed_at"]?.string ?? "") ?? 0) - (APITime.parse(last["submitted_at"]?.string ?? "") ?? 0)
+        XCTAssertTrue((355...900).contains(span), "300 ms transcribing + 60 ms assessing, got \(span)")
+    }
 }

@@ -61,14 +61,24 @@ final class AssessmentPipeline: @unchecked Sendable {
                 head += 1
                 if head > 1024 && head * 2 > waiting.count { waiting.removeFirst(head); head = 0 }
                 busy += 1
-                let total = settings.assessmentSigma > 0
-                    ? rng.lognormal(median: settings.assessmentMedianMs, sigma: settings.assessmentSigma)
-                    : settings.assessmentMedianMs
-                return (id, total * 0.4, total * 0.6)
+                let (t, a) = drawServiceTimes()
+                return (id, t, a)
             }
             guard let (id, transcribeMs, assessMs) = next else { return }
             run(id, transcribeMs: transcribeMs, assessMs: assessMs)
         }
+    }
+
+    /// Service time of each stage (called under `lock`): per-stage settings when given, else one
+    /// lognormal(assessmentMedianMs, assessmentSigma) draw split 40/60.
+    private func drawServiceTimes() -> (Double, Double) {
+        func draw(_ median: Double, _ sigma: Double) -> Double {
+            sigma > 0 && median > 0 ? rng.lognormal(median: median, sigma: sigma) : median
+        }
+        let total = draw(settings.assessmentMedianMs, settings.assessmentSigma)
+        let transcribing = settings.transcribingMedianMs.map { draw($0, settings.transcribingSigma ?? settings.assessmentSigma) } ?? total * 0.4
+        let assessing = settings.assessingMedianMs.map { draw($0, settings.assessingSigma ?? settings.assessmentSigma) } ?? total * 0.6
+        return (transcribing, assessing)
     }
 
     private func finished() {
