@@ -138,7 +138,8 @@ public final class APIClient: Sendable {
     }
 
     /// One HTTP exchange, recorded; cancelling the task cancels the transfer (an app kill).
-    private func exchange(_ request: HTTPRequest, template: String, intended: UInt64) async -> Result<Exchanged, HTTPError> {
+    private func exchange(_ request: HTTPRequest, template name: String, intended: UInt64) async -> Result<Exchanged, HTTPError> {
+        let template = RequestScope.endpointPrefix + name
         let actual = MonotonicClock.now()
         let holder = TransferHolder()
         let result: Result<HTTPResponse, HTTPError> = await withTaskCancellationHandler {
@@ -149,6 +150,9 @@ public final class APIClient: Sendable {
             holder.cancel()
         }
         let end = MonotonicClock.now()
+        if let trace = RequestScope.trace {
+            trace.append(name, status: { if case let .success(r) = result { return r.status } else { return nil } }())
+        }
         switch result {
         case let .success(r):
             var code: String? = nil

@@ -1,0 +1,51 @@
+import FleetCore
+
+/// The requests one virtual user put on the wire, in order: endpoint template and status.
+///
+/// Tests compare a journey's trace with its flow table; a replay of one user can print it. It is
+/// carried as a task-local (`RequestScope.trace`) rather than on `Credentials` because sign-in,
+/// token refresh and presigned uploads go out without credentials, and they belong in the trace.
+public final class RequestTrace: @unchecked Sendable {
+    // @unchecked: `items` is read and written only under `lock` (a journey appends from its task,
+    // a test reads after the journey; the lock keeps a concurrent read honest anyway).
+    private let lock = Lock()
+    private var items: [Entry] = []
+
+    /// One exchange: the template (`POST /sessions/{id}/attempts`, `PUT upload`) and the HTTP
+    /// status, nil when no response arrived (network error, cut transfer).
+    public struct Entry: Sendable, Equatable, CustomStringConvertible {
+        public var template: String
+        public var status: Int?
+        public var description: String { "\(template) → \(status.map(String.init) ?? "no response")" }
+    }
+
+    public init() {}
+
+    public func append(_ template: String, status: Int?) {
+        lock.withLock { items.append(Entry(template: template, status: status)) }
+    }
+
+    public var entries: [Entry] { lock.withLock { items } }
+
+    public var templates: [String] { entries.map(\.template) }
+
+    /// Templates with runs of the same template collapsed to one: polling `GET /attempts/{id}` a
+    /// variable number of times still matches a flow table that names it once.
+    public var collapsedTemplates: [String] {
+        var out: [String] = []
+        for t in templates where out.last != t { out.append(t) }
+        return out
+    }
+
+    public func removeAll() { lock.withLock { items.removeAll() } }
+}
+
+/// Task-local context of the requests a virtual user makes: where they are traced and under
+/// which endpoint prefix they are recorded.
+public enum RequestScope {
+    /// When set, every exchange of the task (and its child tasks) is appended to it.
+    @TaskLocal public static var trace: RequestTrace?
+    /// Prepended to the endpoint template when recording (`warmup:` during cohort preparation),
+    /// so that requests made to reach a starting state stay apart from the measured ones.
+    @TaskLocal public static var endpointPrefix: String = ""
+}
