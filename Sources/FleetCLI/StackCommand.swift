@@ -5,7 +5,9 @@ import FleetStack
 import Glibc
 #endif
 
-/// `fleet stack [--config FILE] [--port P] [--db PATH] [--workers N] [--entitlement none|trial|active] …`
+/// `fleet stack [--config FILE] [--port P] [--db PATH] [--workers N] [--entitlement none|trial|active]
+/// [--median-ms X] [--sigma X] [--max-queue N] [--token-lifetime S] [--upload-lifetime S] [--sandbox-key K]
+/// [--min-app-version V] [--rate-limit PER_S] [--bugs a,b] [--seed N] [--duration S]`
 ///
 /// Starts the reference stack, prints exactly `READY http://127.0.0.1:P` once it accepts requests,
 /// and serves until SIGINT or SIGTERM (or `--duration S`), then stops cleanly. Flags override the
@@ -60,6 +62,8 @@ public enum StackCommand: FleetCommand {
         if let v = try a.intOption("upload-lifetime") { s.uploadURLLifetimeS = v }
         if let v = try a.option("sandbox-key") { s.sandboxKey = v }
         if let v = try a.option("min-app-version") { s.minAppVersion = v }
+        if let v = try a.doubleOption("rate-limit") { s.rateLimitPerSecond = v }
+        if let v = try a.option("bugs") { s.bugs = v.split(separator: ",").map { String($0) } }
         if let v = try a.intOption("seed") {
             guard v >= 0 else { throw UsageError("--seed: expected a non-negative integer") }
             s.seed = UInt64(v)
