@@ -101,6 +101,18 @@ final class ServerKeepAliveTests: XCTestCase {
         XCTAssertTrue(request.headers.contains { $0.name == "X-Case" }, "header names keep their case")
     }
 
+    func testAbsoluteFormTargetIsReducedToItsPath() throws {
+        let handler = RecordingHandler()
+        let (server, port) = try startServer(handler)
+        defer { server.stop() }
+        let client = try RawClient(port: port)
+        try client.send("GET http://127.0.0.1/abs/x?n=1 HTTP/1.1\r\nHost: t\r\n\r\n"
+                        + "GET https://host:8443?n=2 HTTP/1.1\r\nHost: t\r\n\r\n")
+        XCTAssertEqual(try client.readResponse().header("x-path"), "/abs/x")
+        XCTAssertEqual(try client.readResponse().header("x-path"), "/")
+        XCTAssertEqual(handler.requests.map(\.query), [["n": "1"], ["n": "2"]])
+    }
+
     func testStopClosesOpenConnectionsAndRespondAfterwardsIsHarmless() throws {
         let handler = RecordingHandler()
         let (server, port) = try startServer(handler)
