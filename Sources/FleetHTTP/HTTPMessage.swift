@@ -82,22 +82,40 @@ public struct HTTPTimings: Sendable, Equatable {
 }
 
 /// A completed exchange: any status code counts as a response (4xx/5xx are not errors here).
+///
+/// Headers arrive as one raw block and are split into `HTTPHeader`s only when `headers` is read:
+/// most callers look at the status, the body and perhaps one header, and a load generator should
+/// not pay a dozen string allocations per response for headers nobody reads.
 public struct HTTPResponse: Sendable {
     public var status: Int
-    public var headers: [HTTPHeader]
     public var body: [UInt8]
     public var timings: HTTPTimings
+    private var headerBlock: HTTPHeaderBlock
 
     public init(status: Int, headers: [HTTPHeader], body: [UInt8], timings: HTTPTimings) {
         self.status = status
-        self.headers = headers
+        self.headerBlock = .parsed(headers)
         self.body = body
         self.timings = timings
     }
 
+    /// A response whose header lines (`Name: value\r\n` …, no status line) are still raw bytes.
+    init(status: Int, rawHeaders: [UInt8], body: [UInt8], timings: HTTPTimings) {
+        self.status = status
+        self.headerBlock = .raw(rawHeaders)
+        self.body = body
+        self.timings = timings
+    }
+
+    /// Every header of the final response, in order.
+    public var headers: [HTTPHeader] {
+        get { headerBlock.all() }
+        set { headerBlock = .parsed(newValue) }
+    }
+
     /// The value of the first header called `name`, compared case-insensitively.
     public func header(_ name: String) -> String? {
-        headers.first { $0.name.caseInsensitiveEquals(name) }?.value
+        headerBlock.first(name)
     }
 }
 

@@ -29,7 +29,8 @@ public final class HTTPTransfer: @unchecked Sendable {
     var slot = -1
     /// Request header list handed to curl; freed when the transfer ends.
     var headerList: UnsafeMutablePointer<curl_slist>?
-    var responseHeaders: [HTTPHeader] = []
+    /// Header lines of the current response block, as received.
+    var rawHeaders: [UInt8] = []
     var headerBytes = 0
     var body: [UInt8] = []
     var uploadOffset = 0
@@ -72,8 +73,8 @@ public final class HTTPTransfer: @unchecked Sendable {
         return count
     }
 
-    /// Parses one header line (`Name: value\r\n`); a new status line starts a new header block
-    /// (after `100 Continue`). Caps the total so a hostile server cannot grow memory unboundedly.
+    /// Keeps one header line (`Name: value\r\n`) raw; a new status line starts a new block (after
+    /// `100 Continue`). Caps the total so a hostile server cannot grow memory without bound.
     func receiveHeaderLine(_ data: UnsafeRawPointer, count: Int) -> Int {
         headerBytes += count
         if headerBytes > Self.maxHeaderBytes {
@@ -82,17 +83,10 @@ public final class HTTPTransfer: @unchecked Sendable {
         }
         let line = UnsafeRawBufferPointer(start: data, count: count)
         if line.starts(with: Self.statusPrefix) {
-            responseHeaders.removeAll(keepingCapacity: true)
-            return count
+            rawHeaders.removeAll(keepingCapacity: true)
+        } else {
+            rawHeaders.append(contentsOf: line)
         }
-        guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return count }
-        var valueStart = colon + 1
-        var valueEnd = line.count
-        while valueStart < valueEnd, line[valueStart] == 0x20 || line[valueStart] == 0x09 { valueStart += 1 }
-        while valueEnd > valueStart, [0x0d, 0x0a, 0x20, 0x09].contains(line[valueEnd - 1]) { valueEnd -= 1 }
-        let name = String(decoding: UnsafeRawBufferPointer(rebasing: line[0..<colon]), as: UTF8.self)
-        let value = String(decoding: UnsafeRawBufferPointer(rebasing: line[valueStart..<valueEnd]), as: UTF8.self)
-        responseHeaders.append(HTTPHeader(name, value))
         return count
     }
 

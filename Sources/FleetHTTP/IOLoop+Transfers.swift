@@ -52,7 +52,7 @@ extension IOLoop {
             let code = msg.pointee.data.result
             let timings = easy.timings()
             if code == CURLE_OK {
-                let response = HTTPResponse(status: easy.status(), headers: t.responseHeaders, body: t.body, timings: timings)
+                let response = HTTPResponse(status: easy.status(), rawHeaders: t.rawHeaders, body: t.body, timings: timings)
                 finish(t, .success(response))
             } else if let overflow = t.overflow {
                 finish(t, .failure(HTTPError(kind: .other, message: overflow, timings: timings)))
@@ -89,7 +89,7 @@ extension IOLoop {
         t.headerList = nil
         if let easy = t.easy { idle.append(easy) }
         t.easy = nil
-        t.responseHeaders = []
+        t.rawHeaders = []
         t.body = []
     }
 
