@@ -118,7 +118,11 @@ final class Connection {
     func hasTimedOut(now: UInt64, limits: ServerLimits) -> Bool {
         if let deadline = lingerDeadline { return now >= deadline }
         if !output.isEmpty { return elapsed(since: lastWriteProgressAt, now) > limits.idleTimeout }
-        if !slots.isEmpty { return false }  // the handler is working; not the client's fault
+        if !slots.isEmpty {
+            // The handler is working, which is not the client's fault; but a client that has
+            // already hung up is not worth holding on to forever for a handler that never answers.
+            return peerClosedInput && elapsed(since: lastActivityAt, now) > limits.idleTimeout
+        }
         switch readState {
         case .body: return elapsed(since: bodyStartedAt, now) > limits.bodyTimeout
         case .head where headStartedAt != 0: return elapsed(since: headStartedAt, now) > limits.headerTimeout
