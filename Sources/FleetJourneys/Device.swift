@@ -13,6 +13,11 @@ public final class Device: @unchecked Sendable {
     public var poll = PollPolicy()
     /// Whether the OS has granted the microphone (flow 5).
     public var micPermission: MicPermission = .notAsked
+    /// The recording file being written when the app died (flow 4: "partial file on disk").
+    public var partialRecording: PartialRecording?
+    /// A session whose `POST /complete` went out and whose settlement has not been seen: after a
+    /// kill the relaunched app replays it (flow 4 step 3).
+    public var pendingSettlement: String?
 
     public init(credentials: Credentials) {
         self.credentials = credentials

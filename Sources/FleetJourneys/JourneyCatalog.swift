@@ -2,7 +2,7 @@
 public enum JourneyCatalog {
     public static let all: [String: any Journey] = {
         var m: [String: any Journey] = [:]
-        for j: any Journey in [DailyQuest()] { m[j.name] = j }
+        for j: any Journey in [DailyQuest(), KillAndResume(), OfflineUpload(), Expiry()] { m[j.name] = j }
         return m
     }()
 

@@ -33,6 +33,9 @@ public final class VirtualUser: @unchecked Sendable {
     /// The step the user is in, for the funnel and for reporting where a journey ended.
     public private(set) var step = "start"
     public var nextIntended: UInt64
+    /// Called with every step the user reaches; the kill machinery (`Lifecycle.swift`) arms an
+    /// app kill on it. Set and cleared by the user's own task only.
+    public var onReach: (@Sendable (String) -> Void)?
 
     public init(index: Int, seed: UInt64, world: FleetWorld, device: Device, cohort: String, start: UInt64) {
         self.index = index
@@ -68,6 +71,7 @@ public final class VirtualUser: @unchecked Sendable {
     public func reach(_ name: String) {
         step = name
         world.recorder.journeyReached(journey, cohort: cohort, step: name)
+        onReach?(name)
     }
 
     /// Pauses for the step's think time (scaled), starting from the end of the last response.
