@@ -79,6 +79,31 @@ final class HTTPEngineExchangeTests: XCTestCase {
         XCTAssertEqual(seen.map(\.path), ["/a", "/b", "/c"])
     }
 
+    func testReusedHandleCarriesNothingOverBetweenMethods() throws {
+        let server = try RawHTTPServer { req in .http(200, body: req.method == "HEAD" ? [] : Array(req.method.utf8)) }
+        defer { server.stop() }
+        let engine = try HTTPEngine()
+        defer { engine.shutdown() }
+        let body = HTTPBody(bytes: Array("payload".utf8))
+        let sequence: [(String, HTTPBody?, [HTTPHeader])] = [
+            ("PUT", body, [HTTPHeader("X-Only-First", "1")]), ("GET", nil, []), ("HEAD", nil, []),
+            ("POST", body, []), ("DELETE", nil, []), ("GET", nil, []),
+        ]
+        for (method, b, headers) in sequence {
+            let r = expectResponse(roundTrip(engine, HTTPRequest(method: method, url: server.baseURL + "/m", headers: headers, body: b)))
+            XCTAssertEqual(r?.status, 200, method)
+        }
+        let seen = server.requests
+        XCTAssertEqual(seen.map(\.method), sequence.map(\.0))
+        XCTAssertEqual(seen.map(\.body), [Array("payload".utf8), [], [], Array("payload".utf8), [], []])
+        for req in seen.dropFirst() {
+            XCTAssertNil(req.header("X-Only-First"), "\(req.method) inherited a header")
+        }
+        for req in seen where req.method == "GET" || req.method == "HEAD" || req.method == "DELETE" {
+            XCTAssertNil(req.header("Content-Length"), "\(req.method) inherited the upload's length")
+        }
+    }
+
     func testKeepAliveReusesOneConnectionAcrossSequentialRequests() throws {
         let server = try RawHTTPServer { _ in .http(204) }
         defer { server.stop() }
