@@ -13,6 +13,9 @@ public final class Device: @unchecked Sendable {
     public var poll = PollPolicy()
     /// Whether the OS has granted the microphone (flow 5).
     public var micPermission: MicPermission = .notAsked
+    /// The App Store account's last signed transaction: what "Restore purchases" resubmits. It
+    /// belongs to the store account, so it survives deleting the app's account (flows 1, 8).
+    public var storeReceipt: StoreReceipt?
     /// The recording file being written when the app died (flow 4: "partial file on disk").
     public var partialRecording: PartialRecording?
     /// A session whose `POST /complete` went out and whose settlement has not been seen: after a

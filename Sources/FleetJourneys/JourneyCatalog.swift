@@ -3,6 +3,7 @@ public enum JourneyCatalog {
     public static let all: [String: any Journey] = {
         var m: [String: any Journey] = [:]
         for j: any Journey in [DailyQuest(), KillAndResume(), OfflineUpload(), Expiry()] { m[j.name] = j }
+        for j: any Journey in [FirstLaunch(), FreePractice(), PermissionDenied(), DeleteData(), ChangeLanguages()] { m[j.name] = j }
         return m
     }()
 
