@@ -4,10 +4,12 @@ import FleetMetrics
 /// What a workload model may do: wait for an instant, start users, count dropped arrivals.
 ///
 /// The driver belongs to one scenario. It knows nothing of journeys; the `Fleet` gives it a
-/// `start` closure that builds a user, picks its journey and walks it once.
+/// `walk` closure that builds a user, picks its journey and walks it once.
 public final class ArrivalDriver: Sendable {
     /// Monotonic instant at which the scenario starts; the model's schedule is relative to it.
     public let start: UInt64
+    /// The scenario's name, for its own counters (`users_started:<name>`, `dropped_arrivals:<name>`).
+    public let scenarioName: String
     let scenarioIndex: Int
     let seed: UInt64
     let control: RunControl
@@ -15,11 +17,14 @@ public final class ArrivalDriver: Sendable {
     /// Builds and walks one user with the given local index and intended start.
     let walk: @Sendable (_ localIndex: Int, _ intended: UInt64) async -> Void
     private let nextIndex = AtomicCounter()
+    /// Users of this scenario alive now: `max_users` caps a scenario, not the whole run.
+    private let alive = AtomicCounter()
 
-    init(start: UInt64, scenarioIndex: Int, seed: UInt64, control: RunControl, recorder: Recorder,
+    init(start: UInt64, scenarioIndex: Int, scenarioName: String = "", seed: UInt64, control: RunControl, recorder: Recorder,
          walk: @escaping @Sendable (Int, UInt64) async -> Void) {
         self.start = start
         self.scenarioIndex = scenarioIndex
+        self.scenarioName = scenarioName.isEmpty ? "scenario\(scenarioIndex)" : scenarioName
         self.seed = seed
         self.control = control
         self.recorder = recorder
@@ -35,20 +40,33 @@ public final class ArrivalDriver: Sendable {
 
     /// Open models: starts a user now, meant to have started at `intended`, and returns at once.
     public func launch(intended: UInt64) {
-        let index = nextIndex.next()
-        control.spawn { await self.walk(index, intended) }
+        let index = begin()
+        control.spawn { await self.walk(index, intended); self.alive.add(-1) }
     }
 
     /// Closed models: runs a new user's journey to its end.
     public func runOne(intended: UInt64) async {
-        let index = nextIndex.next()
-        await control.spawn { await self.walk(index, intended) }.value
+        let index = begin()
+        await control.spawn { await self.walk(index, intended); self.alive.add(-1) }.value
     }
 
-    /// An arrival that could not start on time (no capacity): counted, never delayed.
-    public func drop() { recorder.count("dropped_arrivals") }
+    /// Counts the user as alive before its task exists, so a capacity check right after a launch
+    /// already sees it.
+    private func begin() -> Int {
+        alive.add(1)
+        recorder.count("users_started:" + scenarioName)
+        return nextIndex.next()
+    }
 
-    public var active: Int { control.activeUsers }
+    /// An arrival that could not start on time (no capacity): counted, never delayed. The run-wide
+    /// `dropped_arrivals` is what the verdict reads; the per-scenario one says where.
+    public func drop() {
+        recorder.count("dropped_arrivals")
+        recorder.count("dropped_arrivals:" + scenarioName)
+    }
+
+    /// Users of this scenario alive now.
+    public var active: Int { alive.value }
 
     /// The generator for the schedule itself (arrival instants), separate from every user's.
     public func scheduleRandom() -> SeededRandom { SeededRandom(seed: seed, stream: 0xA11A_0000 &+ UInt64(scenarioIndex)) }
@@ -56,8 +74,12 @@ public final class ArrivalDriver: Sendable {
 
 /// A lock-protected counter (user indices are handed out from concurrent slots).
 final class AtomicCounter: @unchecked Sendable {
+    // @unchecked: `value` is only read or written under `lock`.
     private let lock = Lock()
-    private var value = 0
+    private var value_ = 0
 
-    func next() -> Int { lock.withLock { defer { value += 1 }; return value } }
+    /// Returns the current value and increments it.
+    func next() -> Int { lock.withLock { defer { value_ += 1 }; return value_ } }
+    func add(_ d: Int) { lock.withLock { value_ += d } }
+    var value: Int { lock.withLock { value_ } }
 }

@@ -20,19 +20,37 @@ public final class Fleet: Sendable {
     /// Starts every scenario at its offset from `start` and returns when all arrivals are done
     /// and every user has ended (or the run was stopped and drained).
     public func run(start: UInt64) async {
+        await Self.runScenarios(profile: profile, start: start, control: control, recorder: world.recorder) { [self] s, local, intended in
+            await self.walk(scenario: s, local: local, intended: intended)
+        }
+    }
+
+    /// The scheduling half of `run`, apart from what a user does: every scenario gets its own
+    /// driver, started at `start + start_s`, and its model calls `walk(scenario, local, intended)`
+    /// for each user. Tests drive it with a walk that only records what it was asked.
+    static func runScenarios(profile: Profile, start: UInt64, control: RunControl, recorder: Recorder,
+                             walk: @escaping @Sendable (_ scenario: Int, _ local: Int, _ intended: UInt64) async -> Void) async {
         control.setArrivalsDeadline(start &+ UInt64(profile.durationS * 1e9))
-        await withTaskGroup(of: Void.self) { group in
-            for (i, scenario) in profile.scenarios.enumerated() {
-                let driver = ArrivalDriver(start: start &+ UInt64(scenario.startS * 1e9), scenarioIndex: i, seed: profile.seed,
-                                           control: control, recorder: world.recorder) { [self] local, intended in
-                    await self.walk(scenario: i, local: local, intended: intended)
-                }
-                group.addTask {
-                    guard await driver.waitUntil(driver.start) else { return }
-                    await scenario.model.model.drive(driver)
+        // The drivers run in one task that a stop cancels: every driver sleep (`Pause`) ends at
+        // once. Users are separate tasks (RunControl.spawn), so they are not cancelled by this and
+        // keep their grace period.
+        let drivers = Task {
+            await withTaskGroup(of: Void.self) { group in
+                for (i, scenario) in profile.scenarios.enumerated() {
+                    let driver = ArrivalDriver(start: start &+ UInt64(scenario.startS * 1e9), scenarioIndex: i,
+                                               scenarioName: scenario.name, seed: profile.seed, control: control,
+                                               recorder: recorder) { local, intended in
+                        await walk(i, local, intended)
+                    }
+                    group.addTask {
+                        guard await driver.waitUntil(driver.start) else { return }
+                        await scenario.model.model.drive(driver)
+                    }
                 }
             }
         }
+        control.whenArrivalsStop { drivers.cancel() }
+        await drivers.value
     }
 
     /// The stream of user `local` of scenario `s`: one seed gives the same users in every run.

@@ -12,6 +12,7 @@ public final class RunControl: @unchecked Sendable {
     private var stoppedArrivals = false
     private var deadline: UInt64 = .max
     private var active = 0
+    private var stopHandlers: [@Sendable () -> Void] = []
 
     public init() {}
 
@@ -24,14 +25,35 @@ public final class RunControl: @unchecked Sendable {
     public func setArrivalsDeadline(_ instant: UInt64) { lock.withLock { deadline = instant } }
 
     /// Stops arrivals now; users already walking go on.
-    public func stopArrivals() { lock.withLock { stoppedArrivals = true } }
+    public func stopArrivals() {
+        for h in markStopped() { h() }
+    }
+
+    /// Calls `handler` once when arrivals stop (at once if they already have). The fleet uses it
+    /// to wake its drivers from long sleeps (a slot waiting for its turn in a ramp), so that a
+    /// stop ends the schedule now rather than when its next instant comes.
+    public func whenArrivalsStop(_ handler: @escaping @Sendable () -> Void) {
+        let now = lock.withLock { () -> Bool in
+            if stoppedArrivals { return true }
+            stopHandlers.append(handler)
+            return false
+        }
+        if now { handler() }
+    }
+
+    /// Sets the stopped flag and hands back the handlers to call (outside the lock).
+    private func markStopped() -> [@Sendable () -> Void] {
+        lock.withLock {
+            stoppedArrivals = true
+            defer { stopHandlers = [] }
+            return stopHandlers
+        }
+    }
 
     /// Cancels every live user (their journeys end as interrupted).
     public func cancelAll() {
-        let all = lock.withLock { () -> [Task<Void, Never>] in
-            stoppedArrivals = true
-            return Array(tasks.values)
-        }
+        for h in markStopped() { h() }
+        let all = lock.withLock { Array(tasks.values) }
         for t in all { t.cancel() }
     }
 

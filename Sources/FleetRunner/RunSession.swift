@@ -84,6 +84,7 @@ public final class RunSession: @unchecked Sendable {
         say("run \(runId): profile \(profile.name), seed \(profile.seed), target \(base), planned \(Int(planned)) s")
 
         let monitor = Task { await self.monitor(recorder: recorder, engine: engine, planned: planned) }
+        let stall = profile.debug.map { GeneratorStall.schedule($0, start: start, say: say) }
         let stopper = Task { await self.enforceCap(start: start) }
         await fleet.run(start: start)
         // Arrivals are over. Users still walking may finish until the duration cap plus the
@@ -96,13 +97,18 @@ public final class RunSession: @unchecked Sendable {
         }
         stopper.cancel()
         monitor.cancel()
+        stall?.cancel()
         sampleHealth(recorder: recorder, engine: engine)
 
         let actual = Double(MonotonicClock.now() &- start) / 1e9
         var meta = RunMetadata(runId: runId, profile: profile.name, seed: profile.seed,
                                target: stack == nil ? base : "embedded (\(base))", startedAt: RFC3339.format(millis: startWall),
-                               plannedDurationSeconds: planned, actualDurationSeconds: actual, gitRevision: GitRevision.current())
+                               plannedDurationSeconds: planned, actualDurationSeconds: actual, gitRevision: GitRevision.current(),
+                               lagBoundMicros: Int64(profile.maxLagMs * 1000))
         if interrupted { meta.notes.append("interrupted: the run was stopped by a signal before its planned end") }
+        if let d = profile.debug {
+            meta.notes.append("debug: the generator was stalled on purpose for \(d.stallS) s at \(d.stallAtS) s (profile \"debug\")")
+        }
         let results = Verdict.apply(profile: profile, to: recorder.snapshot(meta))
         return try Reporting.write(results, options: options, say: say, interrupted: interrupted)
     }

@@ -21,7 +21,11 @@ public struct RampingPopulation: WorkloadModel {
 
     public var plannedDurationS: Double { stages.reduce(0) { $0 + $1.durationS } }
 
-    public func target(at t: Double) -> Int { Int(Stage.value(at: t, start: Double(startUsers), stages: stages).rounded(.down)) }
+    /// The population the schedule asks for at `t` seconds. A hair of tolerance, so that the
+    /// instant `firstTime` computes for a slot really counts it as alive despite rounding.
+    public func target(at t: Double) -> Int {
+        Int((Stage.value(at: t, start: Double(startUsers), stages: stages) + 1e-9).rounded(.down))
+    }
 
     public func drive(_ driver: ArrivalDriver) async {
         let end = driver.start &+ UInt64(plannedDurationS * 1e9)
@@ -39,7 +43,8 @@ public struct RampingPopulation: WorkloadModel {
                             next = MonotonicClock.now()
                         } else {
                             guard let later = firstTime(above: slot, after: t) else { return }
-                            next = driver.start &+ UInt64(later * 1e9)
+                            // At least 1 ms on: rounding can never make a slot spin in place.
+                            next = max(driver.start &+ UInt64(later * 1e9), next &+ 1_000_000)
                         }
                     }
                 }
@@ -47,24 +52,32 @@ public struct RampingPopulation: WorkloadModel {
         }
     }
 
-    /// The first instant after `t` (seconds) at which the target exceeds `slot`, or nil if never.
+    /// The first instant at or after `t` (seconds) at which the target exceeds `slot`, or nil if
+    /// never within the schedule.
+    ///
+    /// In each stage the target moves linearly from `from` to `to`, so the instants where it is at
+    /// least `slot + 1` form one interval of the stage: all of it, none, its tail (rising) or its
+    /// head (falling). The answer is the earliest such instant not before `t`.
     func firstTime(above slot: Int, after t: Double) -> Double? {
+        let need = Double(slot + 1)
         var from = Double(startUsers), begin = 0.0
         for s in stages {
-            let stageEnd = begin + s.durationS
-            if stageEnd > t {
-                let need = Double(slot + 1)
-                if s.target > from, s.target >= need {
-                    // Linear in the stage: from + (target − from)·(x − begin)/duration reaches `need`.
-                    let x = begin + (need - from) * s.durationS / (s.target - from)
-                    let at = max(x, t) + 1e-6
-                    if at < stageEnd { return at }
-                } else if from >= need {
-                    return max(begin, t) + 1e-6
-                }
+            let end = begin + s.durationS
+            defer { begin = end; from = s.target }
+            guard end > t else { continue }
+            let to = s.target
+            var lo = begin, hi = end  // the interval of the stage where the target is >= need
+            if from >= need, to >= need {
+                // the whole stage
+            } else if from < need, to < need {
+                continue
+            } else if to > from {
+                lo = begin + (need - from) * s.durationS / (to - from)
+            } else {
+                hi = begin + (from - need) * s.durationS / (from - to)
             }
-            begin = stageEnd
-            from = s.target
+            let at = max(lo, t)
+            if at < hi { return at }
         }
         return nil
     }

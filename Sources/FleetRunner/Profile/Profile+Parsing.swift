@@ -13,7 +13,7 @@ public struct ProfileError: Error, CustomStringConvertible {
 extension Profile {
     static let topLevel: Set<String> = ["name", "description", "seed", "duration_s", "grace_s", "target", "stack", "client",
                                         "corpus", "think_times", "probabilities", "time_scale", "network", "scenarios",
-                                        "thresholds", "max_lag_ms", "window_s", "max_rerecords"]
+                                        "thresholds", "max_lag_ms", "window_s", "max_rerecords", "debug"]
 
     /// Reads and validates a profile file, reporting every problem at once.
     public static func load(path: String) throws(ProfileError) -> Profile {
@@ -84,7 +84,7 @@ extension Profile {
             if let d = n["relaunch"] { network.relaunch = parseDistribution(d, path: "network.relaunch", r) ?? network.relaunch }
         }
 
-        let scenarios = parseScenarios(o["scenarios"], r)
+        let scenarios = parseScenarios(o["scenarios"], durationS: duration, r)
         var thresholds: [String: [String]] = [:]
         if let t = r.object(o["thresholds"], "thresholds", known: Set((o["thresholds"]?.object ?? [:]).keys)) {
             for k in t.keys.sorted() {
@@ -101,15 +101,27 @@ extension Profile {
         }
         let maxLag = r.number(o, "max_lag_ms", "", greaterThan: 0) ?? 100
         let window = r.number(o, "window_s", "", greaterThan: 0, atMost: 3600) ?? 1
+        var debug: DebugHooks?
+        if let d = r.object(o["debug"], "debug", known: ["stall_at_s", "stall_s"]) {
+            let at = r.number(d, "stall_at_s", "debug", required: true, atLeast: 0)
+            let length = r.number(d, "stall_s", "debug", required: true, greaterThan: 0, atMost: 60)
+            if let at, let length { debug = DebugHooks(stallAtS: at, stallS: length) }
+        }
         if !r.issues.isEmpty { throw ProfileError(file: file, issues: r.issues) }
-        let behaviour = Behaviour(thinkTimes: thinkTimes, defaultThinkTime: defaultThink, probabilities: probabilities,
+        var behaviour = Behaviour(thinkTimes: thinkTimes, defaultThinkTime: defaultThink, probabilities: probabilities,
                                   timeScale: timeScale, clipMix: clipMix, maxReRecords: maxReRecords)
+        // The users see the injected network trouble through their behaviour (flows 4 and 6).
+        behaviour.killRate = network.killRate
+        behaviour.offlineRate = network.offlineRate
+        behaviour.offlineDuration = network.offline
+        behaviour.relaunchDelay = network.relaunch
         return Profile(name: name, description: o["description"]?.string ?? "", seed: seed, durationS: duration, graceS: grace,
                        target: target, stack: o["stack"], client: client, corpusDir: corpusDir, behaviour: behaviour,
-                       network: network, scenarios: scenarios, thresholds: thresholds, maxLagMs: maxLag, windowS: window)
+                       network: network, scenarios: scenarios, thresholds: thresholds, maxLagMs: maxLag, windowS: window,
+                       debug: debug)
     }
 
-    static func parseScenarios(_ v: JSONValue?, _ r: ProfileReader) -> [Scenario] {
+    static func parseScenarios(_ v: JSONValue?, durationS: Double, _ r: ProfileReader) -> [Scenario] {
         guard let v else { r.issue("scenarios", "is required"); return [] }
         guard let arr = v.array else { r.issue("scenarios", "must be an array"); return [] }
         if arr.isEmpty { r.issue("scenarios", "must have at least one scenario") }
@@ -121,6 +133,10 @@ extension Profile {
             let name = r.string(so, "name", p) ?? "scenario\(i)"
             if !names.insert(name).inserted { r.issue("\(p).name", "duplicate scenario name '\(name)'") }
             let start = r.number(so, "start_s", p, atLeast: 0) ?? 0
+            if start >= durationS {
+                let cap = durationS == durationS.rounded() ? String(Int(durationS)) : String(durationS)
+                r.issue("\(p).start_s", "must be < duration_s (\(cap)): no user of this scenario could ever start")
+            }
             let model = WorkloadModelConfig.parse(so["model"], path: "\(p).model", reader: r)
             let journeys = r.weights(so, "journeys", p, allowed: Set(JourneyCatalog.all.keys), required: true)
             let cohorts = r.weights(so, "cohorts", p, allowed: JourneyCatalog.cohorts) ?? ["new": 1]

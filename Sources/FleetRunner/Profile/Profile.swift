@@ -24,6 +24,18 @@ public struct Profile: Sendable {
     public var maxLagMs: Double
     /// Width of a metrics window, in seconds.
     public var windowS: Double
+    /// Faults injected into the bench itself, to show that its numbers expose them (accuracy runs).
+    public var debug: DebugHooks? = nil
+}
+
+/// `"debug": {"stall_at_s": 5, "stall_s": 1}`: at `stall_at_s` into the run, every thread of the
+/// users' pool is blocked for `stall_s`, as a generator starved of CPU would be. Requests and
+/// arrivals due meanwhile go out late; a correct bench shows the stall in the corrected
+/// latencies and in `scheduling_lag` instead of hiding it. Never set in a real run: the run's
+/// notes say the stall was deliberate.
+public struct DebugHooks: Sendable, Equatable {
+    public var stallAtS: Double
+    public var stallS: Double
 }
 
 public struct ClientProfile: Sendable {
