@@ -17,7 +17,8 @@ struct ChartScale {
     let ticks: [(value: Double, label: String)]
 
     /// A scale covering `values`, with ~`tickCount` ticks; `includeZero` for counts and latencies.
-    init(kind: Kind, values: [Double], pixelLow: Double, pixelHigh: Double, tickCount: Int = 5, includeZero: Bool = false) {
+    init(kind: Kind, values: [Double], pixelLow: Double, pixelHigh: Double, tickCount: Int = 5, includeZero: Bool = false,
+         integerSteps: Bool = false) {
         self.kind = kind
         self.pixelLow = pixelLow
         self.pixelHigh = pixelHigh
@@ -27,7 +28,8 @@ struct ChartScale {
             var lo = finite.min() ?? 0, hi = finite.max() ?? 1
             if includeZero { lo = Swift.min(lo, 0) }
             if hi <= lo { hi = lo + 1 }
-            let step = ChartScale.niceStep((hi - lo) / Double(Swift.max(tickCount, 1)))
+            var step = ChartScale.niceStep((hi - lo) / Double(Swift.max(tickCount, 1)))
+            if integerSteps { step = Swift.max(1, step.rounded(.up)) }
             lo = (lo / step).rounded(.down) * step
             hi = (hi / step).rounded(.up) * step
             low = lo; high = hi

@@ -67,6 +67,13 @@ enum Format {
         return ((r > 0 ? "+" : "−") + String(format: "%.1f %% ", abs(r) * 100) + (worse ? "(worse)" : "(better)"), worse)
     }
 
+    /// An RFC 3339 time to the second, for narrow columns ("2026-11-29 15:33:37Z").
+    static func shortTime(_ rfc3339: String) -> String {
+        guard rfc3339.count >= 19, rfc3339.dropFirst(10).first == "T" else { return rfc3339 }
+        let zone = rfc3339.hasSuffix("Z") ? "Z" : ""
+        return String(rfc3339.prefix(19)).replacingOccurrences(of: "T", with: " ") + zone
+    }
+
     /// Escapes text for HTML element content and attribute values.
     static func html(_ s: String) -> String {
         var out = ""

@@ -19,7 +19,7 @@ extension HTMLReport {
                               series: Array(ReportFacts.health(results).users.prefix(1)), xFormat: at))
         s += figure(LineChart(title: "Errors per second by code", xLabel: "time since start (s)",
                               yLabel: "errors per second", series: ReportFacts.errorsByCode(results),
-                              yFormat: { Format.tick($0) + "/s" }, xFormat: at))
+                              yFormat: { Format.tick($0) + "/s" }, xFormat: at, emptyMessage: "no errors recorded"))
         let lag = results.metric(Recorder.schedulingLag).map { ReportFacts.percentileSeries(results, $0, [50, 99, 100]) } ?? []
         s += figure(LineChart(title: "Scheduling lag (actual − intended start): p50, p99, max", xLabel: "time since start (s)",
                               yLabel: "lag (ms)", series: lag.enumerated().map { i, x in

@@ -43,16 +43,16 @@ extension HTMLReport {
         s += figure(LineChart(title: "Trend over the last \(runs.count) runs", xLabel: "run (oldest → newest)", yLabel: "latency (ms)",
                               series: [series("turnaround p50", \.turnaroundP50Ms), series("turnaround p99", \.turnaroundP99Ms),
                                        series("settlement p50", \.settlementP50Ms), series("settlement p99", \.settlementP99Ms)],
-                              yFormat: ms, xFormat: { "run \(Int($0))" }))
+                              yFormat: ms, xFormat: { "run \(Int($0))" }, integerX: true))
         s += "</div>\n<div class=\"scroll\"><table class=\"history\"><thead><tr><th>#</th><th>Run</th><th>Started</th><th>Revision</th>"
-        s += "<th>Verdict</th><th>Turnaround p50</th><th>Turnaround p99</th><th>Settlement p50</th><th>Settlement p99</th>"
+        s += "<th>Verdict</th><th>Turn. p50</th><th>Turn. p99</th><th>Settle p50</th><th>Settle p99</th>"
         s += "<th>Requests</th><th>Error rate</th></tr></thead><tbody>"
         for (i, r) in indexed.reversed() {
             let current = r.runId == results.meta.runId
             s += "<tr\(cls(current ? "current" : nil))><td>\(i + 1)</td><td><code>\(Format.html(r.runId))</code>\(current ? " (this run)" : "")</td>"
-            s += "<td>\(Format.html(r.startedAt))</td><td><code>\(Format.html(r.gitRevision))</code></td>"
+            s += "<td>\(Format.html(Format.shortTime(r.startedAt)))</td><td><code>\(Format.html(r.gitRevision))</code></td>"
             s += "<td\(cls(r.verdict == "failed" ? "bad" : nil))>\(r.verdict == "failed" ? "✘ failed" : r.verdict == "passed" ? "✔ passed" : "–")"
-            s += r.generatorBehind ? " ⚠ generator behind" : ""
+            s += r.generatorBehind ? "<br>⚠ generator behind" : ""
             s += "</td>"
             for v in [r.turnaroundP50Ms, r.turnaroundP99Ms, r.settlementP50Ms, r.settlementP99Ms] {
                 s += "<td>\(v.map { Format.duration(ms: $0) } ?? "–")</td>"

@@ -7,11 +7,11 @@ extension HTMLReport {
         let seconds = ReportFacts.durationSeconds(results)
         var s = "<section id=\"endpoints\">\n<h2>Endpoints</h2>\n"
         s += "<p class=\"hint\">Corrected latencies. Breakdown: libcurl's median DNS, connect, TLS and first-byte times "
-        s += "(cumulative from the start of the transfer); the bar splits the median total into those phases.</p>\n"
+        s += "in ms (cumulative from the start of the transfer); the phase bar splits the median total into them.</p>\n"
         guard !results.endpoints.isEmpty else { return s + "<p class=\"empty\">No requests were recorded.</p>\n</section>\n" }
         s += "<div class=\"scroll\"><table class=\"endpoints\"><thead><tr><th>Endpoint</th><th>Requests</th><th>Rate</th>"
         s += "<th>p50</th><th>p90</th><th>p99</th><th>p99.9</th><th>Max</th><th>Errors by status</th>"
-        s += "<th>DNS</th><th>Connect</th><th>TLS</th><th>First byte</th><th>Phases (median)</th>"
+        s += "<th>DNS · connect · TLS · first byte</th><th>Phases</th>"
         if baseline != nil { s += "<th>p99 vs baseline</th>" }
         s += "</tr></thead><tbody>"
         for e in results.endpoints {
@@ -23,9 +23,8 @@ extension HTMLReport {
             s += "<td>\(Format.rate(seconds > 0 ? Double(h.count) / seconds : 0))</td>"
             s += p.map { "<td>\(Format.duration(micros: $0))</td>" }.joined() + "<td>\(Format.duration(micros: h.max))</td>"
             s += "<td\(cls(e.latency.errors > 0 ? "bad" : nil))>\(e.latency.errors == 0 ? "none" : Format.html(errorStatuses.joined(separator: ", ")))</td>"
-            for b in [e.dns, e.connect, e.tls, e.firstByte] {
-                s += "<td>\(b.isEmpty ? "–" : Format.duration(micros: b.value(atPercentile: 50)))</td>"
-            }
+            s += "<td>" + (e.total.isEmpty ? "–" : [e.dns, e.connect, e.tls, e.firstByte]
+                .map { Format.tick((Double($0.value(atPercentile: 50)) / 10).rounded() / 100) }.joined(separator: " · ") + " ms") + "</td>"
             s += "<td>\(phaseBar(e))</td>"
             if let b = baseline {
                 if let be = b.endpoint(e.name), !be.latency.corrected.isEmpty {
@@ -46,19 +45,19 @@ extension HTMLReport {
         ("DNS", "#56B4E9"), ("connect", "#009E73"), ("TLS", "#CC79A7"), ("waiting for first byte", "#E69F00"), ("receiving", "#0072B2"),
     ]
 
-    /// A 140 px bar of the median request's phases, with the numbers in its tooltip.
+    /// A 110 px bar of the median request's phases, with the numbers in its tooltip.
     private func phaseBar(_ e: EndpointResult) -> String {
         guard !e.total.isEmpty else { return "–" }
         let cum = [e.dns, e.connect, e.tls, e.firstByte, e.total].map { Double($0.value(atPercentile: 50)) }
         var edges = [0.0]
         for v in cum { edges.append(Swift.max(edges.last!, v)) }
         let total = Swift.max(edges.last!, 1)
-        var s = "<svg class=\"phases\" viewBox=\"0 0 140 12\" width=\"140\" height=\"12\" role=\"img\"><title>"
+        var s = "<svg class=\"phases\" viewBox=\"0 0 110 12\" width=\"110\" height=\"12\" role=\"img\"><title>"
         s += zip(Self.phases, zip(edges, edges.dropFirst())).filter { $1.1 > $1.0 }
             .map { "\($0.name) \(Format.duration(micros: Int64($1.1 - $1.0)))" }.joined(separator: ", ") + "</title>"
         var x = 0.0
         for (k, (a, b)) in zip(edges, edges.dropFirst()).enumerated() where b > a {
-            let w = (b - a) / total * 140
+            let w = (b - a) / total * 110
             s += "<rect x=\"\(String(format: "%.1f", x))\" y=\"0\" width=\"\(String(format: "%.1f", w))\" height=\"12\" fill=\"\(Self.phases[k].colour)\"/>"
             x += w
         }

@@ -58,7 +58,7 @@ struct HTMLReport {
     private func verdict() -> String {
         let m = results.meta
         var s = "<section id=\"verdict\">\n"
-        let behind = results.generatorBehindReasons()
+        let behind = ReportFacts.generatorBehind(results)
         if !behind.isEmpty {
             s += "<div class=\"warning\" role=\"alert\"><strong>⚠ WARNING: THE GENERATOR FELL BEHIND.</strong> "
             s += "It could not send the load the profile asked for, on time. Corrected latencies below include the delay; "

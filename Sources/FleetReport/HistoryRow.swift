@@ -58,6 +58,6 @@ public struct HistoryRow: Sendable, Equatable {
                   journeysCompleted: ReportFacts.journeyTotals(r).completed,
                   turnaroundP50Ms: p("assessment_turnaround", 50), turnaroundP99Ms: p("assessment_turnaround", 99),
                   settlementP50Ms: p("settlement", 50), settlementP99Ms: p("settlement", 99),
-                  generatorBehind: !r.generatorBehindReasons().isEmpty)
+                  generatorBehind: !ReportFacts.generatorBehind(r).isEmpty)
     }
 }

@@ -26,6 +26,10 @@ struct LineChart {
     var yFormat: (Double) -> String = { Format.tick($0) }
     /// Formats an x value for tooltips ("t = 12 s").
     var xFormat: (Double) -> String = { "x = " + Format.tick($0) }
+    /// What an empty chart says ("no errors recorded" reads better than a blank frame).
+    var emptyMessage = "no data recorded"
+    /// Whole-number x ticks only (run numbers).
+    var integerX = false
 
     static let colours = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000"]
     static let dashes = ["", "7 3", "2 3", "9 3 2 3", "1 2", "12 5"]
@@ -41,10 +45,10 @@ struct LineChart {
         s += "<title>\(Format.html(title))</title>"
         guard !xs.isEmpty else {
             s += rect(left, top, plotW, plotH, "frame")
-            s += "<text class=\"nodata\" x=\"\(f(left + plotW / 2))\" y=\"\(f(top + plotH / 2))\" text-anchor=\"middle\">no data recorded</text></svg>"
+            s += "<text class=\"nodata\" x=\"\(f(left + plotW / 2))\" y=\"\(f(top + plotH / 2))\" text-anchor=\"middle\">\(Format.html(emptyMessage))</text></svg>"
             return s
         }
-        let xScale = ChartScale(kind: xKind, values: xs, pixelLow: left, pixelHigh: left + plotW, tickCount: 6)
+        let xScale = ChartScale(kind: xKind, values: xs, pixelLow: left, pixelHigh: left + plotW, tickCount: 6, integerSteps: integerX)
         let yScale = ChartScale(kind: yKind, values: ys, pixelLow: top + plotH, pixelHigh: top, tickCount: 5,
                                 includeZero: yKind == .linear)
         // Grid and ticks.

@@ -12,6 +12,15 @@ enum ReportFacts {
         return last.map { Double($0 + 1) * windowSeconds(r) } ?? 0
     }
 
+    /// Why the generator fell behind, empty when it kept up. The run's own verdict (notes starting
+    /// "generator fell behind: ", judged with the profile's lag bound) wins; results without one
+    /// are judged here with `meta.lagBoundMicros` or the default bound.
+    static func generatorBehind(_ r: RunResults) -> [String] {
+        let prefix = "generator fell behind: "
+        let noted = r.meta.notes.filter { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) }
+        return noted.isEmpty ? r.generatorBehindReasons() : noted
+    }
+
     /// Requests per second over the whole run.
     static func requestRate(_ r: RunResults) -> Double {
         let d = durationSeconds(r)

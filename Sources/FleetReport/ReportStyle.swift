@@ -37,6 +37,8 @@ enum ReportStyle {
     tr.pass td:first-child { color: var(--good); }
     tr.current td { background: #fffbe6; }
     .scroll { overflow-x: auto; }
+    table.endpoints, table.history, table.errors { font-size: 12.5px; }
+    table.endpoints th, table.endpoints td, table.history th, table.history td { padding: 4px 6px; }
     .cards { display: grid; grid-template-columns: repeat(auto-fill, minmax(230px, 1fr)); gap: 12px; }
     .card { border: 1px solid var(--line); border-radius: 6px; padding: 10px 14px; background: var(--panel); }
     .card .big { font-size: 20px; font-weight: 650; margin: 2px 0; }

@@ -16,6 +16,8 @@ final class FormatTests: XCTestCase {
         XCTAssertEqual(Format.percent(0.25), "25.0 %")
         XCTAssertEqual(Format.tick(25_000), "25k")
         XCTAssertEqual(Format.tick(2.5), "2.5")
+        XCTAssertEqual(Format.shortTime("2026-11-29T15:33:37.856Z"), "2026-11-29 15:33:37Z")
+        XCTAssertEqual(Format.shortTime("yesterday"), "yesterday")
     }
 
     func testChangeSaysDirectionInWords() {
