@@ -23,6 +23,7 @@ public enum BlastCommand: FleetCommand {
         options.rate = rate
         if let threads { options.ioThreads = threads }
         if let timeout { options.timeoutSeconds = timeout }
+        BlastOptions.raiseOpenFileLimit(toFit: options.connections)
         do {
             try options.validate()
         } catch let e as BlastError {
