@@ -169,12 +169,13 @@ for lang in en zh; do
     encode "$e" "$OUT/clips/$lang/$a1-r1-near-silence.flac" flac
     add "$a1-r1-near-silence.flac" "$lang" "$a1" 1 near_silence unreliable too_quiet flac audio/flac "$e"
 
-    # Overdriven input: 18 dB of gain flattens every loud syllable at full scale.
+    # Overdriven input: 18 dB of gain flattens every loud syllable at full scale. Still scored
+    # (assessed, reason clipped, lower confidence).
     sox -R "$TMP/e1s.wav" -b 16 "$e" gain 18 2>/dev/null
     encode "$e" "$OUT/clips/$lang/$a1-r1-clipped.flac" flac
-    add "$a1-r1-clipped.flac" "$lang" "$a1" 1 clipped unreliable clipped flac audio/flac "$e"
+    add "$a1-r1-clipped.flac" "$lang" "$a1" 1 clipped assessed clipped flac audio/flac "$e"
     encode "$e" "$OUT/clips/$lang/$a2-r2-clipped.opus" opus
-    add "$a2-r2-clipped.opus" "$lang" "$a2" 2 clipped unreliable clipped opus audio/ogg "$e"
+    add "$a2-r2-clipped.opus" "$lang" "$a2" 2 clipped assessed clipped opus audio/ogg "$e"
 
     # A tap on record and stop: 600 ms of speech.
     sox -R "$TMP/e1.wav" "$e" trim 0.3 0.6
@@ -214,10 +215,11 @@ for lang in en zh; do
     head -c $(( $(stat -c %s "$TMP/whole.opus") * 55 / 100 )) "$TMP/whole.opus" > "$OUT/clips/$lang/$a2-r2-truncated.opus"
     add "$a2-r2-truncated.opus" "$lang" "$a2" 2 truncated failed unreadable opus audio/ogg "$TMP/e1s.wav"
 
-    # A recording whose file was never written: zero bytes, declared as 4 s of FLAC.
+    # A recording whose file was never written: zero bytes, declared as 4 s of FLAC. The stack
+    # refuses `size_bytes` 0 when the attempt is created (400 invalid_request), so: rejected.
     : > "$OUT/clips/$lang/$a1-r1-empty.flac"
     sox -R -n -r 16000 -c 1 -b 16 "$e" trim 0 4
-    add "$a1-r1-empty.flac" "$lang" "$a1" 1 empty failed unreadable flac audio/flac "$e"
+    add "$a1-r1-empty.flac" "$lang" "$a1" 1 empty rejected invalid_request flac audio/flac "$e"
 
     # Bytes that do not match the name: WAV (en) or Ogg Opus (zh) in a file named .flac.
     if [ "$lang" = en ]; then

@@ -4,12 +4,13 @@ public enum AudioQuality: String, Sendable, Codable, CaseIterable {
 
     /// The terminal attempt status the reference stack gives for this quality.
     ///
-    /// Bytes that cannot be heard at all fail; audio that decodes but cannot be judged fairly is
-    /// unreliable; the rest is assessed.
+    /// Bytes that cannot be heard at all fail; audio that decodes but holds too little to judge
+    /// is unreliable; the rest is assessed (clipped audio too, with `reason: clipped` and a lower
+    /// confidence: distorted speech can still be scored).
     public var outcome: AssessmentOutcome {
         switch self {
-        case .ok: return .assessed
-        case .clipped, .too_short, .silence, .too_quiet: return .unreliable
+        case .ok, .clipped: return .assessed
+        case .too_short, .silence, .too_quiet: return .unreliable
         case .unreadable, .format_mismatch: return .failed
         }
     }

@@ -48,18 +48,25 @@ public struct Corpus: Sendable {
         self.clips = clips
     }
 
-    /// Reads `manifest.json` in `directory`, maps every clip and checks it; see the type's doc.
-    public static func load(directory: String) throws(CorpusError) -> Corpus {
-        let manifestPath = directory + "/manifest.json"
-        guard let data = FileManager.default.contents(atPath: manifestPath) else {
+    /// The manifest's entries alone, without opening any clip (for tools that handle the files).
+    public static func manifest(directory: String) throws(CorpusError) -> [ClipInfo] {
+        try readManifest(directory).clips
+    }
+
+    private static func readManifest(_ directory: String) throws(CorpusError) -> CorpusManifest {
+        guard let data = FileManager.default.contents(atPath: directory + "/manifest.json") else {
             throw CorpusError(directory: directory, problems: [.init(file: "manifest.json", "missing or unreadable")])
         }
-        let manifest: CorpusManifest
         do {
-            manifest = try CorpusManifest.parse(data)
+            return try CorpusManifest.parse(data)
         } catch {
             throw CorpusError(directory: directory, problems: [error])
         }
+    }
+
+    /// Reads `manifest.json` in `directory`, maps every clip and checks it; see the type's doc.
+    public static func load(directory: String) throws(CorpusError) -> Corpus {
+        let manifest = try readManifest(directory)
         var problems: [CorpusError.Problem] = []
         if manifest.clips.isEmpty { problems.append(.init(file: "manifest.json", "lists no clips")) }
         var seen = Set<String>()
