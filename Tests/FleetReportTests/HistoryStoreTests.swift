@@ -62,3 +62,48 @@ final class HistoryStoreTests: XCTestCase {
         }
     }
 }
+
+final class ReportPublisherTests: XCTestCase {
+    func testPublishRecordsTheRunAndDrawsItsTrend() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("fleet-publish-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        var first = FixtureFeed.results(seed: 5, stall: false, seconds: 3)
+        first.meta.runId = "first"
+        first.meta.startedAt = "2026-11-28T00:00:00Z"
+        var second = FixtureFeed.results(seed: 6, stall: false, seconds: 3)
+        second.meta.runId = "second"
+        _ = try ReportPublisher.publish(first, to: dir + "/first", historyPath: dir + "/history.sqlite")
+        let out = try ReportPublisher.publish(second, to: dir + "/second", historyPath: dir + "/history.sqlite")
+        XCTAssertEqual(out.warnings, [])
+        let html = try String(contentsOfFile: out.index, encoding: .utf8)
+        XCTAssertTrue(html.contains("Trend over the last 2 runs"))
+        XCTAssertTrue(html.contains("<code>first</code>") && html.contains("<code>second</code> (this run)"))
+        XCTAssertEqual(try HistoryStore(path: dir + "/history.sqlite").list().map(\.runId), ["first", "second"])
+    }
+
+    func testABrokenHistoryDoesNotCostTheReport() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("fleet-publish-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let out = try ReportPublisher.publish(FixtureFeed.results(seed: 7, seconds: 2), to: dir + "/run",
+                                              historyPath: "/proc/no-such/history.sqlite")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: out.index))
+        XCTAssertEqual(out.warnings.count, 1)
+        XCTAssertTrue(out.warnings[0].contains("/proc/no-such"), out.warnings[0])
+    }
+
+    func testHistoryTableAlignsColumnsAndMarksBehindRuns() {
+        var behind = HistoryRow(results: FixtureFeed.results(seed: 1, seconds: 14))
+        behind.runId = "a-much-longer-run-id"
+        let calm = HistoryRow(results: FixtureFeed.results(seed: 2, stall: false, seconds: 3))
+        let lines = HistoryTable.render([behind, calm]).split(separator: "\n").map(String.init)
+        XCTAssertEqual(lines.count, 3)
+        XCTAssertTrue(lines[0].hasPrefix("started"))
+        XCTAssertTrue(lines[1].contains("failed (generator behind)"), lines[1])
+        XCTAssertFalse(lines[2].contains("generator behind"))
+        // Every column is padded and the last is right-aligned, so all lines end in the same column.
+        XCTAssertEqual(Set(lines.map(\.count)).count, 1, lines.joined(separator: "\n"))
+        XCTAssertEqual(lines[1].range(of: "a-much-longer-run-id")?.lowerBound.utf16Offset(in: lines[1]),
+                       lines[0].range(of: "run")?.lowerBound.utf16Offset(in: lines[0]))
+        XCTAssertTrue(lines[1].hasSuffix(" %") && lines[2].hasSuffix(" %"))
+    }
+}
