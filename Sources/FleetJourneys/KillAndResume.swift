@@ -37,7 +37,16 @@ public struct KillAndResume: Journey {
             return
         }
         let home = try await user.openHome()
-        guard let resumeId = home.resumeSessionId else { return }
+        guard let resumeId = home.resumeSessionId else {
+            // Nothing to resume: the kill came before the session existed (or after it ended).
+            // Home is normal again and the user starts today's quest as they meant to.
+            guard home.questStatus != "completed", let article = home.questArticleId else { return }
+            try await user.think("home")
+            try await user.playSession(try await user.startSession(articleId: article, kind: "daily"))
+            try await user.think("back_home")
+            _ = try await user.openHome()
+            return
+        }
         user.reach("resume_sheet")
         try await user.think("resume_sheet")
         if user.decide("abandon", default: 0.2) {

@@ -1,0 +1,94 @@
+import FleetClient
+import FleetCore
+import FleetJourneys
+import FleetMetrics
+import XCTest
+
+/// Flow 4: the app dies at a step, comes back from its device state and resumes or abandons.
+final class JourneyBKillTests: XCTestCase {
+    static let resumeProbabilities = ["killAndResume.abandon": 0.0, "killAndResume.fetch_evidence": 1, "killAndResume.rate_feedback": 1]
+
+    /// Killed during round 2's upload: the relaunch signs in from the keychain (no new auth), drains
+    /// the upload queue if the take was still in it, shows the resume sheet, polls round 2 and
+    /// settles exactly once.
+    func testKilledDuringRound2UploadResumesAndSettlesOnce() async throws {
+        let h = try JourneyBHarness()
+        defer { h.shutdown() }
+        let user = h.user(1, world: h.world(probabilities: Self.resumeProbabilities))
+        let (outcome, trace) = await h.walk(KillAndResume(killStep: "round2_upload"), user)
+        let log = trace.entries.map(\.description).joined(separator: "\n")
+        XCTAssertEqual(outcome, .completed, log)
+        XCTAssertEqual(h.recorder.snapshot(.testing).counters["app_kills"], 1, log)
+
+        let t = trace.collapsedTemplates
+        XCTAssertEqual(t.filter { $0 == "POST /auth/anonymous" }.count, 1, "tokens survive the kill:\n\(log)")
+        let relaunch = try XCTUnwrap(t.lastIndex(of: "GET /config"))
+        XCTAssertGreaterThan(relaunch, 1)
+        let tail = Array(t[(relaunch + 1)...])
+        let resume = ["GET /home", "GET /sessions/{id}", "GET /attempts/{id}", "POST /sessions/{id}/complete", "GET /home"]
+        let drained = ["POST /sessions/{id}/attempts", "PUT upload", "POST /attempts/{id}/submit"]
+        XCTAssertTrue(tail == resume || tail == drained + resume, "after the relaunch:\n\(tail.joined(separator: "\n"))")
+        XCTAssertTrue(user.device.uploadQueue.isEmpty)
+        XCTAssertNil(user.device.pendingSettlement)
+
+        let session = try await h.questSession(of: user)
+        let s = try await h.get("GET /sessions/{id}", "/sessions/\(session)", as: user)
+        XCTAssertEqual(s["stage"]?.string, "completed")
+        let me = try await h.get("GET /me", "/me", as: user)
+        XCTAssertEqual(me["stats"]?["sessions_completed"]?.int, 1)
+        let completes = trace.entries.filter { $0.template == "POST /sessions/{id}/complete" }
+        XCTAssertEqual(completes.map(\.status), [200])
+        // Round 2 holds exactly one attempt: the drained take is the killed one, not a new one.
+        let attempts = try h.attempts(session: session)
+        XCTAssertEqual(attempts.filter { $0.round == 2 }.map(\.status), ["assessed"])
+    }
+
+    /// Kills at several steps side by side: every user ends with one settled session and none with
+    /// a duplicate settlement; kills that landed inside a transfer show up as aborted requests.
+    func testKillsAtManyStepsEachSettleOnce() async throws {
+        let h = try JourneyBHarness()
+        defer { h.shutdown() }
+        let world = h.world(probabilities: Self.resumeProbabilities)
+        let steps = ["create_session", "reading_complete", "round1_record", "round1_submit", "round1_processing", "feedback",
+                     "round2_processing", "complete"]
+        let users = steps.indices.map { h.user(10 + $0, world: world, seed: 100 + UInt64($0)) }
+        let outcomes = await withTaskGroup(of: (Int, JourneyOutcome).self) { group in
+            for (i, u) in users.enumerated() {
+                group.addTask { (i, await h.walk(KillAndResume(killStep: steps[i]), u).0) }
+            }
+            var out = [JourneyOutcome](repeating: .failed, count: users.count)
+            for await (i, o) in group { out[i] = o }
+            return out
+        }
+        for (i, u) in users.enumerated() {
+            XCTAssertEqual(outcomes[i], .completed, "killed at \(steps[i])")
+            let me = try await h.get("GET /me", "/me", as: u)
+            XCTAssertEqual(me["stats"]?["sessions_completed"]?.int, 1, "killed at \(steps[i])")
+            let xp = me["stats"]?["xp"]?.int ?? -1
+            XCTAssertGreaterThan(xp, 0, "killed at \(steps[i])")
+        }
+        let results = h.recorder.snapshot(.testing)
+        XCTAssertGreaterThanOrEqual(results.counters["app_kills"] ?? 0, Int64(steps.count - 1))
+        // One first settlement per user; replays (a kill after complete went out) are kept apart.
+        let first = results.metric("settlement")?.corrected.count ?? 0
+        let replays = results.metric("settlement_replay")?.corrected.count ?? 0
+        XCTAssertEqual(first + replays, Int64(steps.count))
+        XCTAssertLessThanOrEqual(replays, 1)
+    }
+
+    /// "Abandon" on the resume sheet: `POST /sessions/{id}/abandon`, home without a resume session.
+    func testAbandonOnTheResumeSheet() async throws {
+        let h = try JourneyBHarness()
+        defer { h.shutdown() }
+        let user = h.user(3, world: h.world(probabilities: ["killAndResume.abandon": 1]))
+        let (outcome, trace) = await h.walk(KillAndResume(killStep: "round1_processing"), user)
+        XCTAssertEqual(outcome, .abandoned)
+        let t = trace.collapsedTemplates
+        XCTAssertEqual(Array(t.suffix(3)), ["GET /home", "POST /sessions/{id}/abandon", "GET /home"],
+                       t.joined(separator: "\n"))
+        let home = try await h.get("GET /home", "/home", as: user)
+        XCTAssertTrue(home["resume_session"]?.isNull ?? false, home.serialized())
+        let journeys = h.recorder.snapshot(.testing).journeys
+        XCTAssertEqual(journeys.first { $0.journey == "killAndResume" }?.exits.first?.step, "resume_sheet")
+    }
+}

@@ -1,0 +1,60 @@
+import FleetClient
+import FleetCore
+import FleetJourneys
+import FleetMetrics
+import XCTest
+
+/// Flow 6: the PUT dies at a random byte, the user is offline, and the upload resumes.
+final class JourneyBOfflineTests: XCTestCase {
+    /// Upload URLs live 1 s and the user is offline 1.5 s: back online the presign is requested
+    /// again under the same key (same attempt), the file is put again, and each round ends with
+    /// exactly one attempt, assessed.
+    func testCutUploadRepresignsWithTheSameKeyAndKeepsOneAttemptPerRound() async throws {
+        let h = try JourneyBHarness { $0.uploadURLLifetimeS = 1 }
+        defer { h.shutdown() }
+        let world = h.world(probabilities: ["offlineUpload.fetch_evidence": 0, "offlineUpload.rate_feedback": 0]) {
+            $0.offlineDuration = .constant(ms: 1_500)
+        }
+        let user = h.user(1, world: world)
+        let (outcome, trace) = await h.walk(OfflineUpload(cutRound: 1), user)
+        let log = trace.entries.map(\.description).joined(separator: "\n")
+        XCTAssertEqual(outcome, .completed, log)
+        XCTAssertEqual(trace.collapsedTemplates, [
+            "POST /auth/anonymous", "GET /config", "GET /home", "POST /sessions", "POST /sessions/{id}/reading-complete",
+            "POST /sessions/{id}/attempts", "PUT upload", "POST /sessions/{id}/attempts", "PUT upload",
+            "POST /attempts/{id}/submit", "GET /attempts/{id}", "GET /attempts/{id}/exemplar",
+            "POST /sessions/{id}/attempts", "PUT upload", "POST /attempts/{id}/submit", "GET /attempts/{id}",
+            "POST /sessions/{id}/complete", "GET /home",
+        ], log)
+        // The cut PUT got no response; the second one was accepted.
+        let puts = trace.entries.filter { $0.template == "PUT upload" }
+        XCTAssertNil(puts[0].status, log)
+        XCTAssertTrue((200..<300).contains(puts[1].status ?? 0), log)
+
+        let session = try await h.questSession(of: user)
+        let attempts = try h.attempts(session: session)
+        XCTAssertEqual(attempts.map(\.round), [1, 2], "one attempt per round")
+        XCTAssertEqual(attempts.map(\.status), ["assessed", "assessed"])
+        XCTAssertEqual(h.recorder.snapshot(.testing).counters["uploads_cut"], 1)
+        XCTAssertTrue(user.device.uploadQueue.isEmpty)
+    }
+
+    /// With URLs that outlive the offline spell the old URL is reused: no second presign.
+    func testUnexpiredPresignIsReused() async throws {
+        let h = try JourneyBHarness()
+        defer { h.shutdown() }
+        let world = h.world(probabilities: ["offlineUpload.fetch_evidence": 0, "offlineUpload.rate_feedback": 0]) {
+            $0.offlineDuration = .constant(ms: 200)
+        }
+        let user = h.user(2, world: world)
+        let (outcome, trace) = await h.walk(OfflineUpload(cutRound: 2), user)
+        XCTAssertEqual(outcome, .completed, trace.entries.map(\.description).joined(separator: "\n"))
+        let t = trace.collapsedTemplates
+        let round2 = try XCTUnwrap(t.lastIndex(of: "POST /sessions/{id}/attempts"))
+        XCTAssertEqual(Array(t[round2...]), ["POST /sessions/{id}/attempts", "PUT upload", "POST /attempts/{id}/submit",
+                                             "GET /attempts/{id}", "POST /sessions/{id}/complete", "GET /home"])
+        XCTAssertEqual(trace.templates.filter { $0 == "PUT upload" }.count, 3)
+        let attempts = try h.attempts(session: try await h.questSession(of: user))
+        XCTAssertEqual(attempts.map(\.status), ["assessed", "assessed"])
+    }
+}
