@@ -13,13 +13,14 @@ import FleetCore
 /// | cohort | starting state |
 /// |---|---|
 /// | new | a fresh install: nothing |
-/// | returning | onboarded, diagnostic assessed (plan), a trial, `history` completed sessions (streak 1) |
+/// | returning | onboarded, diagnostic assessed, a trial, `history` completed sessions (streak 1) |
 /// | trial | onboarded, diagnostic assessed, a trial, no sessions |
 /// | subscriber | onboarded, diagnostic assessed, an active paid subscription, `history` sessions |
 /// | at_risk | onboarded, diagnostic assessed, a trial ending soon (`cohort.at_risk_remaining`, default 5 min), no sessions |
 /// | expired | onboarded, diagnostic assessed, a paid subscription that ended yesterday, no sessions |
 /// | reactivated | as expired, then subscribed again (active), then `history` sessions |
 ///
+/// Every cohort but `new` ends its warm-up with the plan ready (`GET /plan` polled past `404`).
 /// Expired users start without history: sessions need an entitlement, and API.md keeps the latest
 /// `expires_date` seen, so a lapse cannot follow a live subscription without waiting it out.
 public enum Population {

@@ -67,6 +67,9 @@ public final class Fleet: Sendable {
         let device = Device(credentials: UserIdentity.make(&pick))
         let user = VirtualUser(index: Int(stream), seed: profile.seed, world: world, device: device, cohort: cohort, start: intended)
         world.recorder.recordLatency("user_start", intended: intended, actual: MonotonicClock.now(), end: MonotonicClock.now())
+        // The cohort's starting state, reached through the API and recorded apart (`warmup:`);
+        // a user whose warm-up failed does not walk its journey from a wrong state.
+        guard await Population.prepare(user) else { return }
         _ = await user.run(journey)
     }
 }

@@ -1,0 +1,85 @@
+import FleetClient
+import FleetCore
+import FleetJourneys
+import FleetMetrics
+import XCTest
+
+/// Cohorts: each starting state is reached through the API, recorded apart (`warmup:` endpoints,
+/// a `warmup` journey), and read back right.
+final class JourneyACohortTests: XCTestCase {
+    func testEveryCohortStartsFromItsStateReachedThroughTheAPI() async throws {
+        let h = try JourneyBHarness { $0.newUserEntitlement = "none"; $0.planDelayMs = 200 }
+        defer { h.shutdown() }
+        let world = h.world()
+        // cohort → (entitlement, sessions completed, onboarded)
+        let expected: [(String, String, Int, Bool)] = [
+            ("new", "", 0, false), ("returning", "trial", 1, true), ("trial", "trial", 0, true),
+            ("subscriber", "active", 1, true), ("at_risk", "trial", 0, true), ("expired", "expired", 0, true),
+            ("reactivated", "active", 1, true),
+        ]
+        XCTAssertEqual(Set(expected.map(\.0)), JourneyCatalog.cohorts)
+        var users: [VirtualUser] = []
+        for (i, (cohort, _, _, _)) in expected.enumerated() {
+            let user = h.user(10 + i, world: world, cohort: cohort)
+            let trace = RequestTrace()
+            let ready = await RequestScope.$trace.withValue(trace) { await Population.prepare(user) }
+            XCTAssertTrue(ready, cohort)
+            XCTAssertEqual(trace.entries.isEmpty, cohort == "new", "only a new user has no warm-up")
+            XCTAssertFalse(trace.templates.contains { $0.hasPrefix("DELETE") || $0 == "PATCH /me" }, trace.dump)
+            users.append(user)
+        }
+        // Taken before the read-backs below, which are the test's requests.
+        let results = h.recorder.snapshot(RunMetadata.testing)
+        for (user, (cohort, entitlement, sessions, onboarded)) in zip(users, expected) {
+            guard cohort != "new" else {
+                XCTAssertNil(user.credentials.accessToken, "a new install has not signed in yet")
+                continue
+            }
+            let me = try await h.me(user)
+            XCTAssertEqual(me.entitlement.status, entitlement, cohort)
+            XCTAssertEqual(me.sessionsCompleted, sessions, cohort)
+            XCTAssertEqual(me.streak, sessions > 0 ? 1 : 0, cohort)
+            XCTAssertEqual(me.isOnboarded, onboarded, cohort)
+            let plan = try await h.get("GET /plan", "/plan", as: user)
+            XCTAssertEqual(plan["days"]?.array?.count, 14, "\(cohort): the plan is ready")
+            XCTAssertNotNil(user.device.storeReceipt, cohort)
+            if cohort == "at_risk" {
+                let left = try XCTUnwrap(me.entitlement.expiresAtMillis) - WallClock.nowMillis()
+                XCTAssertLessThanOrEqual(left, 300_000, "an at-risk trial ends within five minutes")
+                XCTAssertGreaterThan(left, 60_000)
+            }
+        }
+        // Warm-up requests are recorded apart; nothing else was requested through the recorder.
+        XCTAssertFalse(results.endpoints.isEmpty)
+        XCTAssertTrue(results.endpoints.allSatisfy { $0.name.hasPrefix("warmup:") }, results.endpoints.map(\.name).description)
+        XCTAssertNotNil(results.endpoint("warmup:POST /subscriptions/apple/transactions"))
+        let warmups = results.journeys.filter { $0.journey == "warmup" }
+        XCTAssertEqual(Set(warmups.map(\.cohort)), JourneyCatalog.cohorts.subtracting(["new"]))
+        XCTAssertTrue(warmups.allSatisfy { $0.completed == 1 && $0.failed == 0 })
+        // No journey metrics from the warm-up (its assessments and settlements are not measured).
+        XCTAssertNil(results.metric("assessment_turnaround"))
+        XCTAssertNil(results.metric("settlement"))
+    }
+
+    /// A warm-up that cannot reach its state (here: sign-in refused for an old app) says so and
+    /// keeps the user from walking its journey from a wrong state.
+    func testFailedWarmupIsRecordedAndRefusesTheJourney() async throws {
+        let h = try JourneyBHarness { $0.minAppVersion = "9.0.0" }
+        defer { h.shutdown() }
+        let user = h.user(1, world: h.world(), cohort: "subscriber")
+        let ready = await Population.prepare(user)
+        XCTAssertFalse(ready)
+        let warmup = try XCTUnwrap(h.recorder.snapshot(RunMetadata.testing).journeys.first { $0.journey == "warmup" })
+        XCTAssertEqual(warmup.failed, 1)
+        XCTAssertEqual(warmup.exits.first?.code, "upgrade_required")
+    }
+
+    /// Default journey mixes name only known journeys and known cohorts.
+    func testDefaultJourneyWeightsNameKnownJourneysAndEveryCohort() {
+        XCTAssertEqual(Set(Population.defaultJourneyWeights.keys), JourneyCatalog.cohorts)
+        for (cohort, weights) in Population.defaultJourneyWeights {
+            for name in weights.keys { XCTAssertNotNil(JourneyCatalog.all[name], "\(cohort): \(name)") }
+            XCTAssertEqual(weights.values.reduce(0, +), 1, accuracy: 1e-9, cohort)
+        }
+    }
+}
