@@ -22,9 +22,14 @@ public struct Expiry: Journey {
         let home = try await user.openHome()
         guard let article = home.questArticleId else { throw .abandoned(step: "home", reason: "no_quest") }
 
-        // The lapse happens on the stack's clock: wait (wall time) until the entitlement's end.
-        user.reach("expiry_wait")
-        try await user.pause(ms: Self.msUntil(entitlement.expiresAtMillis, orAfter: length))
+        // The lapse happens on the stack's clock: wait (wall time) until the entitlement's end,
+        // unless a longer entitlement from elsewhere (a subscriber cohort) outlives the short one:
+        // then there is no lapse to wait for and the user simply practises.
+        let left = entitlement.expiresAtMillis.map { Double($0 - WallClock.nowMillis()) } ?? length
+        if left <= 2 * length + 1_000 {
+            user.reach("expiry_wait")
+            try await user.pause(ms: Self.msUntil(entitlement.expiresAtMillis, orAfter: length))
+        }
         entitlement = try await user.fetchMe().entitlement
         if entitlement.status == "grace", let graceEnd = entitlement.graceUntilMillis {
             let left = Double(graceEnd - WallClock.nowMillis())
@@ -55,7 +60,7 @@ public struct Expiry: Journey {
                 throw .failed(step: "create_session", code: "entitlement_not_enforced",
                               message: "POST /sessions succeeded although GET /me says the entitlement is \(entitlement.status)")
             }
-            // A longer entitlement from elsewhere (a subscriber cohort) outlived the short one.
+            // The entitlement did not lapse (a longer one from elsewhere outlived the short one).
             user.reach("not_lapsed")
             user.nextIntended = MonotonicClock.now()
             session = s

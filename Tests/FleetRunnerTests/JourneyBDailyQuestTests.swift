@@ -2,6 +2,7 @@ import FleetClient
 import FleetCore
 import FleetJourneys
 import FleetMetrics
+import FleetStack
 import XCTest
 
 /// Flow 2 with its feedback screen, against the embedded stack.
@@ -58,6 +59,25 @@ final class JourneyBDailyQuestTests: XCTestCase {
         XCTAssertEqual(trace.entries[conflict + 1].template, "GET /sessions/{id}")
         XCTAssertEqual(trace.entries[conflict + 2].template, "POST /sessions/{id}/reading-complete")
         XCTAssertEqual(t.last, "POST /sessions/{id}/complete")
+    }
+
+    /// `POST /complete` answering 503 most of the time: the client and then the user retry with the
+    /// same key (the session id) until it settles; one settlement, one `settlement` sample.
+    func testSettlementRetriedOnServerErrorsWithTheSameKey() async throws {
+        let h = try JourneyBHarness { $0.faults = ["POST /sessions/{id}/complete": RouteFault(errorFraction: 0.5, errorStatus: 500)] }
+        defer { h.shutdown() }
+        let user = h.user(3, world: h.world(probabilities: ["dailyQuest.fetch_evidence": 0, "dailyQuest.rate_feedback": 0]))
+        let (outcome, trace) = await h.walk(DailyQuest(), user)
+        let completes = trace.entries.filter { $0.template == "POST /sessions/{id}/complete" }.map(\.status)
+        XCTAssertEqual(outcome, .completed, "\(completes)")
+        XCTAssertGreaterThan(completes.count, 1, "the fault must have hit at least once: \(completes)")
+        XCTAssertEqual(completes.last, 200)
+        XCTAssertTrue(completes.dropLast().allSatisfy { $0 == 500 }, "\(completes)")
+        let me = try await h.get("GET /me", "/me", as: user)
+        XCTAssertEqual(me["stats"]?["sessions_completed"]?.int, 1)
+        let settlement = h.recorder.snapshot(.testing).metric("settlement")
+        XCTAssertEqual(settlement?.corrected.count, 1)
+        XCTAssertEqual(settlement?.errors, 0)
     }
 }
 

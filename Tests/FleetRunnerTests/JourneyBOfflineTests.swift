@@ -57,4 +57,29 @@ final class JourneyBOfflineTests: XCTestCase {
         let attempts = try h.attempts(session: try await h.questSession(of: user))
         XCTAssertEqual(attempts.map(\.status), ["assessed", "assessed"])
     }
+    /// Stored bytes that do not match the declared sha256: `400 upload_checksum_mismatch` → the
+    /// same file is put once more → still mismatched → the round fails with that code.
+    func testChecksumMismatchRePutsOnceThenFails() async throws {
+        let h = try JourneyBHarness()
+        defer { h.shutdown() }
+        var bad = h.recordings.recording
+        bad.sha256 = SHA256.hex(Array("not these bytes".utf8))
+        let world = FleetWorld(client: h.client, recorder: h.recorder, recordings: FixedRecording(recording: bad),
+                               behaviour: h.world().behaviour)
+        let user = h.user(3, world: world)
+        let (outcome, trace) = await h.walk(OfflineUpload(cutRound: 2), user)
+        XCTAssertEqual(outcome, .failed)
+        XCTAssertEqual(Array(trace.entries.suffix(4)).map(\.template),
+                       ["PUT upload", "POST /attempts/{id}/submit", "PUT upload", "POST /attempts/{id}/submit"])
+        XCTAssertEqual(trace.entries.filter { $0.template == "POST /attempts/{id}/submit" }.map(\.status), [400, 400])
+        let exit = h.recorder.snapshot(.testing).journeys.first { $0.journey == "offlineUpload" }?.exits.first
+        XCTAssertEqual(exit?.code, "upload_checksum_mismatch")
+        XCTAssertEqual(exit?.step, "round1_reupload")
+    }
+}
+
+/// One given recording for every round.
+struct FixedRecording: RecordingSource {
+    let recording: Recording
+    func pick(language: String, round: Int, classMix: [String: Double], random: inout SeededRandom) -> Recording? { recording }
 }
