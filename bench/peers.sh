@@ -2,9 +2,10 @@
 # bench/peers.sh — Fleet's engine beside the tools people would pick instead, in one run.
 #
 # Starts nginx on loopback serving a 13-byte body, then runs wrk, h2load (--h1), hey, Locust
-# (FastHttpUser, headless) and `fleet blast` against it one after another with the same
-# connections and duration, measures each client's CPU seconds with /usr/bin/time, and writes a
-# table (req/s, client CPU s per 1,000 requests, p99) into bench/RESULTS.md (section "peers").
+# (FastHttpUser, headless), a raw libcurl-multi loop in C (the floor under Fleet's engine) and
+# `fleet blast` against it one after another with the same connections and duration, measures
+# each client's CPU seconds with /usr/bin/time, and writes a table (req/s, client CPU s per 1,000
+# requests, p99) into bench/RESULTS.md (section "peers").
 # Bounded: every tool runs under `timeout`; nginx is stopped by its pid on any exit.
 #
 #   bench/peers.sh [-c CONNECTIONS] [-d SECONDS]      (defaults 64 and 10; env FLEET_BIN, PORT)
@@ -136,6 +137,7 @@ peers_main() {
     trap 'bench_nginx_stop; exit 130' INT TERM
     bench_nginx_start "$port" "$work/nginx"
     local url="http://127.0.0.1:$port/" limit=$((duration + 60))
+    local load_before; load_before=$(cut -d' ' -f1-3 /proc/loadavg)
     cat > "$work/locustfile.py" <<'EOF'
 from locust import constant, task
 from locust.contrib.fasthttp import FastHttpUser
@@ -147,13 +149,60 @@ class Blast(FastHttpUser):
     def index(self):
         self.client.get("/")
 EOF
+    cat > "$work/rawcurl.c" <<'CSRC'
+// Raw libcurl multi in C, closed loop (socket_action + epoll): the floor under Fleet's engine,
+// so the table shows how much of the gap to wrk is libcurl's own per-transfer work.
+#include <curl/curl.h>
+#include <sys/epoll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <sys/resource.h>
+static int ep; static long timeout_ms = -1; static long done_n = 0;
+static size_t wr(char *p, size_t s, size_t n, void *u) { return s * n; }
+static int sockcb(CURL *e, curl_socket_t s, int what, void *u, void *sp) {
+  struct epoll_event ev = {0}; ev.data.fd = s;
+  if (what == CURL_POLL_REMOVE) { epoll_ctl(ep, EPOLL_CTL_DEL, s, NULL); return 0; }
+  ev.events = (what & CURL_POLL_IN ? EPOLLIN : 0) | (what & CURL_POLL_OUT ? EPOLLOUT : 0);
+  if (epoll_ctl(ep, EPOLL_CTL_MOD, s, &ev) != 0) epoll_ctl(ep, EPOLL_CTL_ADD, s, &ev);
+  return 0; }
+static int timercb(CURLM *m, long ms, void *u) { timeout_ms = ms; return 0; }
+static double now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec + t.tv_nsec / 1e9; }
+int main(int argc, char **argv) {
+  const char *url = argv[1]; int conns = atoi(argv[2]); double dur = atof(argv[3]);
+  curl_global_init(CURL_GLOBAL_DEFAULT); ep = epoll_create1(0);
+  CURLM *m = curl_multi_init();
+  curl_multi_setopt(m, CURLMOPT_SOCKETFUNCTION, sockcb); curl_multi_setopt(m, CURLMOPT_TIMERFUNCTION, timercb);
+  for (int i = 0; i < conns; i++) { CURL *e = curl_easy_init(); curl_easy_setopt(e, CURLOPT_URL, url);
+    curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, wr); curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L); curl_multi_add_handle(m, e); }
+  double t0 = now(); int running; struct epoll_event evs[1024];
+  while (now() - t0 < dur) {
+    int n = epoll_wait(ep, evs, 1024, timeout_ms < 0 ? 100 : timeout_ms);
+    if (n == 0) curl_multi_socket_action(m, CURL_SOCKET_TIMEOUT, 0, &running);
+    for (int i = 0; i < n; i++) { int f = (evs[i].events & EPOLLIN ? CURL_CSELECT_IN : 0) | (evs[i].events & EPOLLOUT ? CURL_CSELECT_OUT : 0);
+      curl_multi_socket_action(m, evs[i].data.fd, f, &running); }
+    if (timeout_ms == 0) curl_multi_socket_action(m, CURL_SOCKET_TIMEOUT, 0, &running);
+    CURLMsg *msg; int left;
+    while ((msg = curl_multi_info_read(m, &left))) if (msg->msg == CURLMSG_DONE) { CURL *e = msg->easy_handle; done_n++;
+      curl_multi_remove_handle(m, e); curl_multi_add_handle(m, e); }
+  }
+  double el = now() - t0; struct rusage ru; getrusage(RUSAGE_SELF, &ru);
+  double u = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6, s = ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+  printf("%ld requests in %.2fs (raw libcurl multi, %d connections, user %.2f s, sys %.2f s)\n", done_n, el, conns, u, s);
+  return 0; }
+CSRC
+    local cc; cc=$(command -v cc || command -v clang || echo /opt/swift/usr/bin/clang)
+    # shellcheck disable=SC2046
+    "$cc" -O2 "$work/rawcurl.c" -o "$work/rawcurl" $(pkg-config --cflags --libs libcurl) 2>"$work/rawcurl.build" \
+        || echo "   (raw libcurl probe did not compile; see $work/rawcurl.build)" >&2
     # name | command (run under /usr/bin/time; stdout+stderr kept in $work/NAME.out)
-    local -a names=(wrk h2load hey locust fleet)
+    local -a names=(wrk h2load hey locust rawcurl fleet)
     local -A cmds=(
         [wrk]="wrk -t1 -c$conns -d${duration}s --latency $url"
         [h2load]="h2load --h1 -t1 -c$conns -D $duration --log-file=$work/h2load.log $url"
         [hey]="hey -z ${duration}s -c $conns $url"
         [locust]="locust -f $work/locustfile.py --headless -u $conns -r $conns -t ${duration}s --host http://127.0.0.1:$port --csv $work/locust --only-summary --loglevel WARNING"
+        [rawcurl]="$work/rawcurl $url $conns $duration"
         [fleet]="$fleet blast $url -c $conns -d $duration"
     )
     for name in "${names[@]}"; do
@@ -172,6 +221,7 @@ EOF
         echo "Measured $(date -u '+%Y-%m-%d %H:%M UTC') on $(bench_machine) by \`bench/peers.sh -c $conns -d $duration\`"
         echo "(nginx 1 worker, 13-byte body, keep-alive; each client alone, one after another; CPU = the"
         echo "client's user + system seconds from /usr/bin/time; p99 as each tool reports it)."
+        echo "Load average when the run started: $load_before (1/5/15 min; above 0 means other work shared the 2 cores)."
         echo
         python3 - "$work" "$duration" <<'EOF'
 import csv, os, re, sys
@@ -195,6 +245,7 @@ def wrk_like(out):
 rows = {}
 rows["wrk"] = wrk_like(read("wrk.out"))
 rows["fleet blast"] = wrk_like(read("fleet.out"))
+rows["raw libcurl multi (C)"] = wrk_like(read("rawcurl.out"))
 out = read("h2load.out")
 req = re.search(r"requests: \d+ total, \d+ started, \d+ done, (\d+) succeeded", out)
 took = re.search(r"finished in ([\d.]+)s", out)
@@ -212,7 +263,7 @@ if os.path.exists(os.path.join(work, "locust_stats.csv")):
     for r in csv.DictReader(open(os.path.join(work, "locust_stats.csv"))):
         if r.get("Name") == "Aggregated":
             rows["Locust (FastHttpUser)"] = (int(r["Request Count"]), duration, float(r["99%"]) if r.get("99%") not in (None, "", "N/A") else None)
-files = {"wrk": "wrk", "fleet blast": "fleet", "h2load --h1": "h2load", "hey": "hey", "Locust (FastHttpUser)": "locust"}
+files = {"wrk": "wrk", "fleet blast": "fleet", "raw libcurl multi (C)": "rawcurl", "h2load --h1": "h2load", "hey": "hey", "Locust (FastHttpUser)": "locust"}
 
 def cpu(name):
     t = read(name + ".time").split()
@@ -223,7 +274,7 @@ print("| client | requests | req/s | client CPU s | CPU s per 1,000 req | req pe
 print("|---|---:|---:|---:|---:|---:|---:|---:|")
 wrk_eff = None
 results = []
-for label in ["wrk", "h2load --h1", "hey", "Locust (FastHttpUser)", "fleet blast"]:
+for label in ["wrk", "h2load --h1", "hey", "Locust (FastHttpUser)", "raw libcurl multi (C)", "fleet blast"]:
     n, secs, p99 = rows[label]
     c = cpu(files[label])
     eff = n / c if n and c else None

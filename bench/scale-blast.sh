@@ -24,6 +24,7 @@ trap 'bench_nginx_stop' EXIT
 trap 'bench_nginx_stop; exit 130' INT TERM
 bench_nginx_start "$port" "$work/nginx"
 url="http://127.0.0.1:$port/"
+load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 
 for c in 64 512 2000; do
     echo "== fleet blast -c $c -t $threads" >&2
@@ -43,6 +44,7 @@ section="$work/section.md"
     echo
     echo "Measured $(date -u '+%Y-%m-%d %H:%M UTC') on $(bench_machine) by \`bench/scale-blast.sh -d $duration -t $threads\`"
     echo "(loopback nginx, 1 worker, 13-byte body; wrk -t1 at the same counts for reference)."
+    echo "Load average when the run started: $load_before (1/5/15 min)."
     echo
     python3 - "$work" <<'PY'
 import re, sys, os
