@@ -61,17 +61,6 @@ struct Warmup {
                 _ = try need(await client.complete(session: s.id, c, intended: MonotonicClock.now(), random: &random))
             }
         }
-
-        // The starting state includes the plan: wait out the plan job (404 plan_not_ready) within give-up.
-        step = "plan"
-        let deadline = MonotonicClock.now() &+ UInt64(user.device.poll.giveUpMs * 1e6)
-        while true {
-            let r = await client.plan(c, intended: MonotonicClock.now(), random: &random)
-            if case .success = r { break }
-            if case let .failure(e) = r, e.status != 404 { throw Failure(step: step, code: e.code) }
-            guard MonotonicClock.now() < deadline else { throw Failure(step: step, code: "plan_not_ready") }
-            guard await Pause.until(MonotonicClock.now() &+ 250_000_000) else { throw Failure(step: step, code: "interrupted") }
-        }
     }
 
     /// A sandbox transaction signed like the journeys' (`buy`), kept as the device's receipt.

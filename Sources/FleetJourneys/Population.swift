@@ -20,7 +20,8 @@ import FleetCore
 /// | expired | onboarded, diagnostic assessed, a paid subscription that ended yesterday, no sessions |
 /// | reactivated | as expired, then subscribed again (active), then `history` sessions |
 ///
-/// Every cohort but `new` ends its warm-up with the plan ready (`GET /plan` polled past `404`).
+/// The warm-up does not wait for the plan: its job runs `planDelay` after the diagnostic on the
+/// stack, and polling it through `404 plan_not_ready` would put errors into the run's totals.
 /// Expired users start without history: sessions need an entitlement, and API.md keeps the latest
 /// `expires_date` seen, so a lapse cannot follow a live subscription without waiting it out.
 public enum Population {

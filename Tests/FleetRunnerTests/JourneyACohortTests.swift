@@ -8,7 +8,7 @@ import XCTest
 /// a `warmup` journey), and read back right.
 final class JourneyACohortTests: XCTestCase {
     func testEveryCohortStartsFromItsStateReachedThroughTheAPI() async throws {
-        let h = try JourneyBHarness { $0.newUserEntitlement = "none"; $0.planDelayMs = 200 }
+        let h = try JourneyBHarness { $0.newUserEntitlement = "none"; $0.planDelayMs = 0 }
         defer { h.shutdown() }
         let world = h.world()
         // cohort → (entitlement, sessions completed, onboarded)
@@ -41,7 +41,7 @@ final class JourneyACohortTests: XCTestCase {
             XCTAssertEqual(me.streak, sessions > 0 ? 1 : 0, cohort)
             XCTAssertEqual(me.isOnboarded, onboarded, cohort)
             let plan = try await h.get("GET /plan", "/plan", as: user)
-            XCTAssertEqual(plan["days"]?.array?.count, 14, "\(cohort): the plan is ready")
+            XCTAssertEqual(plan["days"]?.array?.count, 14, "\(cohort): the plan job ran after the diagnostic")
             XCTAssertNotNil(user.device.storeReceipt, cohort)
             if cohort == "at_risk" {
                 let left = try XCTUnwrap(me.entitlement.expiresAtMillis) - WallClock.nowMillis()
@@ -53,6 +53,7 @@ final class JourneyACohortTests: XCTestCase {
         XCTAssertFalse(results.endpoints.isEmpty)
         XCTAssertTrue(results.endpoints.allSatisfy { $0.name.hasPrefix("warmup:") }, results.endpoints.map(\.name).description)
         XCTAssertNotNil(results.endpoint("warmup:POST /subscriptions/apple/transactions"))
+        XCTAssertEqual(results.requestTotals.errors, 0, "a warm-up puts no errors into the run's totals")
         let warmups = results.journeys.filter { $0.journey == "warmup" }
         XCTAssertEqual(Set(warmups.map(\.cohort)), JourneyCatalog.cohorts.subtracting(["new"]))
         XCTAssertTrue(warmups.allSatisfy { $0.completed == 1 && $0.failed == 0 })
