@@ -64,12 +64,15 @@ public final class Recorder: @unchecked Sendable {
 
     /// One HTTP request; endpoint = "METHOD /template" ("GET /attempts/{id}"); status nil = transport
     /// error; errorCode = API error code ("stage_precondition") or transport kind ("timeout").
-    /// A request is an error when it got no response or a status >= 400.
+    /// A request is an error when it got no response or a status >= 400, unless `isError` says
+    /// otherwise (a 404 the journey expects, like polling a plan that is not ready, is not an error:
+    /// it still shows in the endpoint's status counts but not in error rates or the error table).
     public func recordRequest(_ endpoint: String, intended: UInt64, actual: UInt64, end: UInt64,
-                              status: Int?, errorCode: String?, message: String?, breakdown: RequestBreakdown?) {
+                              status: Int?, errorCode: String?, message: String?, breakdown: RequestBreakdown?,
+                              isError: Bool? = nil) {
         let corrected = Self.micros(from: intended, to: end), uncorrected = Self.micros(from: actual, to: end)
         let w = window(of: end), lagWindow = window(of: actual)
-        let isError = status.map { $0 >= 400 } ?? true
+        let isError = isError ?? status.map { $0 >= 400 } ?? true
         lock.lock(); defer { lock.unlock() }
         advance(to: Swift.max(w, lagWindow))
         let e: EndpointSlot

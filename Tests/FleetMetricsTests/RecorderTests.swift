@@ -92,6 +92,9 @@ final class RecorderTests: XCTestCase {
                         errorCode: nil, message: nil, breakdown: RequestBreakdown(dnsMicros: 3, connectMicros: 40, firstByteMicros: 800, totalMicros: 1000))
         r.recordRequest("GET /home", intended: t0, actual: t0, end: t0 + 5 * second, status: nil,
                         errorCode: "timeout", message: "no response in 5 s", breakdown: nil)
+        // An expected 404 (plan not ready) counts in the statuses but not as an error.
+        r.recordRequest("GET /plan", intended: t0, actual: t0, end: t0 + 1_000_000, status: 404, errorCode: "not_found",
+                        message: nil, breakdown: nil, isError: false)
         r.journeyStarted("firstLaunch", cohort: "new")
         r.journeyStarted("firstLaunch", cohort: "new")
         r.journeyReached("firstLaunch", cohort: "new", step: "auth")
@@ -110,8 +113,10 @@ final class RecorderTests: XCTestCase {
         XCTAssertEqual(post.firstByte.count, 1)
         XCTAssertEqual(post.firstByte.max, 800)
         XCTAssertEqual(res.endpoint("GET /home")?.statuses, ["transport": 1])
-        XCTAssertEqual(res.requestTotals.requests, 4)
+        XCTAssertEqual(res.requestTotals.requests, 5)
         XCTAssertEqual(res.requestTotals.errors, 3)
+        XCTAssertEqual(res.endpoint("GET /plan")?.statuses, ["404": 1])
+        XCTAssertEqual(res.endpoint("GET /plan")?.latency.errors, 0)
 
         XCTAssertEqual(res.errors.map(\.endpoint), ["GET /home", "POST /sessions"])
         let conflict = res.errors[1]
@@ -131,7 +136,7 @@ final class RecorderTests: XCTestCase {
         XCTAssertEqual(res.health.first?.activeUsers, 10)
 
         let live = r.liveTotals()
-        XCTAssertEqual(live.requests, 4)
+        XCTAssertEqual(live.requests, 5)
         XCTAssertEqual(live.errors, 3)
         XCTAssertEqual(live.journeysStarted, 2)
         XCTAssertEqual(live.journeysFailed, 1)
