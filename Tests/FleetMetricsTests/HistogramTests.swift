@@ -144,3 +144,21 @@ final class HistogramTests: XCTestCase {
         XCTAssertEqual(p50, truth, accuracy: truth / 50)
     }
 }
+
+extension HistogramTests {
+    func testBinsListEveryRecordedValueInOrder() {
+        var h = Histogram()
+        for v: Int64 in [5, 5, 2047, 2048, 2049, 1_000_000, 1_000_001] { h.record(v) }
+        let bins = h.bins()
+        XCTAssertEqual(bins.reduce(0) { $0 + $1.count }, 7)
+        XCTAssertEqual(bins.first, HistogramBin(lowestValue: 5, highestValue: 5, count: 2))
+        XCTAssertEqual(bins.map(\.lowestValue), bins.map(\.lowestValue).sorted())
+        // 2048 and 2049 share a 2-wide bin; 1 000 000 and 1 000 001 a 512-wide one.
+        XCTAssertTrue(h.areEquivalent(2048, 2049))
+        XCTAssertFalse(h.areEquivalent(2047, 2048))
+        XCTAssertTrue(h.areEquivalent(1_000_000, 1_000_001))
+        XCTAssertEqual(bins.last?.count, 2)
+        XCTAssertTrue(bins.last!.lowestValue <= 1_000_000 && bins.last!.highestValue >= 1_000_001)
+        XCTAssertEqual(bins.last!.highestValue - bins.last!.lowestValue + 1, 512)
+    }
+}
