@@ -37,7 +37,7 @@ token=$(curl -sf -X POST "$url/auth/anonymous" -H 'Content-Type: application/jso
   -d '{"install_id":"contract-check","timezone":"UTC","locale":"en-US","app_version":"1.4.0","platform":"ios"}' |
   python3 -c 'import json,sys; print(json.load(sys.stdin)["access_token"])')
 
-"$venv/bin/schemathesis" run contract/openapi.yaml -u "$url" -H "Authorization: Bearer $token" \
+"$venv/bin/schemathesis" --config-file contract/schemathesis.toml run contract/openapi.yaml -u "$url" -H "Authorization: Bearer $token" \
   --checks not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance,response_headers_conformance \
   --phases examples,coverage,fuzzing --exclude-operation-id deleteAccount \
   --max-time "${CONTRACT_MAX_TIME:-120}" --seed 1
