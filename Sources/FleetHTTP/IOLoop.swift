@@ -60,9 +60,14 @@ final class IOLoop: @unchecked Sendable {
         epoll_ctl(ep, EPOLL_CTL_ADD, wake, &ev)
 
         // Each shard gets its share of the engine-wide limits (rounded up; 0 stays unlimited).
-        let count = configuration.ioThreads * configuration.multiHandlesPerThread
+        // A small limit gets fewer shards, so that rounding up cannot multiply it.
+        var perThread = configuration.multiHandlesPerThread
+        if let smallest = [configuration.maxConnections, configuration.maxConnectionsPerHost].filter({ $0 > 0 }).min() {
+            perThread = max(1, min(perThread, smallest / configuration.ioThreads))
+        }
+        let count = configuration.ioThreads * perThread
         func share(_ limit: Int) -> Int { limit == 0 ? 0 : (limit + count - 1) / count }
-        for i in 0..<configuration.multiHandlesPerThread {
+        for i in 0..<perThread {
             shards.append(try MultiShard(index: i, maxConnections: share(configuration.maxConnections),
                                          maxConnectionsPerHost: share(configuration.maxConnectionsPerHost),
                                          connectionCacheSize: share(configuration.connectionCacheSize)) { [unowned self] socket, what, registered, shard in

@@ -18,9 +18,8 @@ public enum Blast {
         try options.validate()
         var config = HTTPEngine.Configuration()
         config.ioThreads = options.ioThreads
-        // Requests are spread evenly over the I/O threads; cap each thread's connections so curl
-        // never opens more than asked for in total.
-        config.maxConnectionsPerHost = (options.connections + options.ioThreads - 1) / options.ioThreads
+        // Like wrk's -c: never more connections than asked for (the engine splits the cap).
+        config.maxConnectionsPerHost = options.connections
         let engine = try HTTPEngine(configuration: config)
         defer { engine.shutdown() }
 

@@ -36,6 +36,27 @@ final class HTTPEngineLifecycleTests: XCTestCase {
         XCTAssertEqual(engine.inFlight, 0)
     }
 
+    func testConnectionCapHoldsEngineWideAndQueuesTheRest() throws {
+        let server = try RawHTTPServer { _ in .http(200) }
+        defer { server.stop() }
+        var config = HTTPEngine.Configuration()
+        config.maxConnections = 2
+        let engine = try HTTPEngine(configuration: config)
+        defer { engine.shutdown() }
+        let ok = Box(0)
+        let group = DispatchGroup()
+        for _ in 0..<40 {
+            group.enter()
+            engine.send(HTTPRequest(method: "GET", url: server.baseURL), queue: .global()) { result in
+                if case .success(let r) = result, r.status == 200 { ok.mutate { $0 += 1 } }
+                group.leave()
+            }
+        }
+        XCTAssertEqual(group.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(ok.value, 40)
+        XCTAssertLessThanOrEqual(server.acceptedConnections, 2, "the cap is for the whole engine, not per multi handle")
+    }
+
     func testCancelAbortsInFlightTransferPromptlyAndOnlyOnce() throws {
         let server = try RawHTTPServer { _ in .silence }
         defer { server.stop() }

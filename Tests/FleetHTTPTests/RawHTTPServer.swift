@@ -48,11 +48,14 @@ final class RawHTTPServer: @unchecked Sendable {
     private var seen: [Request] = []
     private var stopped = false
     private var partialBodies: [Int] = []
+    private var acceptCount = 0
 
     var baseURL: String { "http://127.0.0.1:\(port)" }
     var requests: [Request] { lock.withLock { seen } }
     /// Body bytes received on connections that closed mid-body (uploads cut short).
     var truncatedBodyBytes: [Int] { lock.withLock { partialBodies } }
+    /// Connections accepted so far.
+    var acceptedConnections: Int { lock.withLock { acceptCount } }
 
     init(reply: @escaping @Sendable (Request) -> Reply) throws {
         self.reply = reply
@@ -102,6 +105,7 @@ final class RawHTTPServer: @unchecked Sendable {
             let accepted = lock.withLock { () -> Bool in
                 if stopped { return false }
                 clients.insert(fd)
+                acceptCount += 1
                 return true
             }
             guard accepted else { close(fd); return }

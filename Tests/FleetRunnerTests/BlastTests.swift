@@ -45,8 +45,10 @@ final class BlastTests: XCTestCase {
         options.durationSeconds = 1.5
         options.rate = 200
         let report = try Blast.run(options)
-        // 200/s for 1.5 s is 300 sends; the first of each connection is staggered within 20 ms.
-        XCTAssertEqual(Double(report.requests), 300, accuracy: 30)
+        // 200/s for 1.5 s is 300 sends (the first of each connection staggered within 20 ms); a
+        // loaded CI machine may finish a few late, but a schedule can never send more.
+        XCTAssertGreaterThanOrEqual(report.requests, 240)
+        XCTAssertLessThanOrEqual(report.requests, 304)
         XCTAssertEqual(report.errorCount, 0)
         XCTAssertTrue(report.render().contains("corrected"))
     }
