@@ -35,6 +35,7 @@ public final class ReferenceStack: Sendable {
         self.settings = settings
         let path: String
         if let p = settings.dbPath { path = p } else {
+            ReferenceStack.sweepStaleTemporaryDatabases()
             path = NSTemporaryDirectory() + "fleet-stack-\(getpid())-\(IDs.make("db")).sqlite"
         }
         state = State(dbPath: path, ownsDatabase: settings.dbPath == nil)
@@ -81,4 +82,19 @@ public final class ReferenceStack: Sendable {
     }
 
     deinit { stop() }
+
+    /// Removes temporary databases left behind by stacks whose process is gone (killed before
+    /// `stop()` could run). The files carry their process id: `fleet-stack-PID-db_….sqlite[-wal|-shm]`.
+    static func sweepStaleTemporaryDatabases() {
+        let dir = NSTemporaryDirectory()
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: dir) else { return }
+        for name in names where name.hasPrefix("fleet-stack-") && name.contains("-db_") && name.contains(".sqlite") {
+            let pidText = name.dropFirst("fleet-stack-".count).prefix { $0.isNumber }
+            guard let pid = Int32(pidText), pid != getpid() else { continue }
+            // kill(pid, 0) probes without signalling: ESRCH means no such process.
+            if kill(pid, 0) != 0 && errno == ESRCH {
+                try? FileManager.default.removeItem(atPath: (dir as NSString).appendingPathComponent(name))
+            }
+        }
+    }
 }

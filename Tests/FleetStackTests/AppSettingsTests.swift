@@ -62,4 +62,18 @@ final class AppSettingsTests: XCTestCase {
         XCTAssertFalse(AppVersion("2.0")! < AppVersion("2.0.0")!)
         XCTAssertNil(AppVersion("1.x"))
     }
+
+    func testStaleTemporaryDatabasesOfDeadProcessesAreSwept() throws {
+        var dead: Int32 = 4_000_000
+        while kill(dead, 0) == 0 || errno != ESRCH { dead -= 1 }
+        let stale = NSTemporaryDirectory() + "fleet-stack-\(dead)-db_test.sqlite-wal"
+        let mine = NSTemporaryDirectory() + "fleet-stack-\(getpid())-db_test.sqlite"
+        XCTAssertTrue(FileManager.default.createFile(atPath: stale, contents: Data([1])))
+        XCTAssertTrue(FileManager.default.createFile(atPath: mine, contents: Data([1])))
+        defer { try? FileManager.default.removeItem(atPath: mine) }
+        let stack = try ReferenceStack(settings: StackSettings())
+        stack.stop()
+        XCTAssertFalse(FileManager.default.fileExists(atPath: stale), "a dead process's database is removed")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: mine), "a live process's database is kept")
+    }
 }
