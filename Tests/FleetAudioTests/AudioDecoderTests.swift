@@ -64,6 +64,25 @@ final class AudioDecoderTests: XCTestCase {
         }
     }
 
+    func testForgedFLACLengthIsRefusedNotBelieved() throws {
+        var flac = try Synth.encode(Synth.sine(seconds: 1), as: .flac)
+        XCTAssertEqual(Array(flac[0..<4]), Array("fLaC".utf8))
+        // STREAMINFO starts at byte 8; its 36-bit total-samples field ends in bytes 21...25.
+        func forge(_ total: UInt64) -> [UInt8] {
+            flac[21] = (flac[21] & 0xF0) | UInt8((total >> 32) & 0x0F)
+            for i in 0..<4 { flac[22 + i] = UInt8((total >> (24 - 8 * UInt64(i))) & 0xFF) }
+            return flac
+        }
+        XCTAssertThrowsError(try AudioDecoder.decode(forge(50_000_000))) { error in
+            let e = error as? AudioDecodeError
+            XCTAssertEqual(e?.kind, .truncated, "\(error)")
+            XCTAssertTrue(e?.message.contains("50000000") == true, "\(error)")
+        }
+        XCTAssertThrowsError(try AudioDecoder.decode(forge(0xF_FFFF_FFFF))) { error in
+            XCTAssertEqual((error as? AudioDecodeError)?.kind, .corrupt, "\(error)")
+        }
+    }
+
     func testOggCutAtAPageBoundaryIsTruncated() throws {
         // libsndfile decodes such a stream cleanly (only shorter); the missing end-of-stream page gives it away.
         let whole = try Synth.encode(Synth.speechLike(seconds: 6), as: .oggOpus)
