@@ -72,8 +72,9 @@ final class AssessmentPipeline: @unchecked Sendable {
     /// Service time of each stage (called under `lock`): per-stage settings when given, else one
     /// lognormal(assessmentMedianMs, assessmentSigma) draw split 40/60.
     private func drawServiceTimes() -> (Double, Double) {
+        // Capped at one hour: a wide sigma must not make a timer overflow or stall an attempt forever.
         func draw(_ median: Double, _ sigma: Double) -> Double {
-            sigma > 0 && median > 0 ? rng.lognormal(median: median, sigma: sigma) : median
+            min(3_600_000, sigma > 0 && median > 0 ? rng.lognormal(median: median, sigma: sigma) : median)
         }
         let total = draw(settings.assessmentMedianMs, settings.assessmentSigma)
         let transcribing = settings.transcribingMedianMs.map { draw($0, settings.transcribingSigma ?? settings.assessmentSigma) } ?? total * 0.4
