@@ -85,7 +85,7 @@ extension HTMLReport {
     /// One journey × cohort funnel: how many reached each step and how many left there, and why.
     private func funnel(_ j: JourneyResult) -> String {
         var s = "<div class=\"funnel\"><h4>\(Format.html(j.journey)) · \(Format.html(j.cohort))</h4>"
-        s += "<table><thead><tr><th>Step</th><th>Reached</th><th>Share of started</th><th>Left here</th></tr></thead><tbody>"
+        s += "<table><thead><tr><th>Step</th><th>Reached</th><th>Of started</th><th>Left here</th></tr></thead><tbody>"
         let base = Double(Swift.max(j.started, 1))
         let rows = [StepCount(step: "started", reached: j.started)] + j.steps + [StepCount(step: "completed", reached: j.completed)]
         for step in rows {
@@ -94,7 +94,9 @@ extension HTMLReport {
             let left = exits.map { "\($0.count) \($0.outcome.rawValue)\($0.code.map { " (\($0))" } ?? "")" }.joined(separator: ", ")
             s += "<tr><td>\(Format.html(step.step))</td><td>\(Format.count(step.reached))</td>"
             s += "<td><span class=\"bar\"><span style=\"width:\(String(format: "%.1f", Swift.min(1, share) * 100))%\"></span></span> "
-            s += "\(Format.percent(share))</td><td\(cls(exits.contains { $0.outcome == .failed } ? "bad" : nil))>\(Format.html(left))</td></tr>"
+            // A step visited more than once per journey (home at the start and the end) is a rate, not a share.
+            s += (share > 1 ? String(format: "%.2f× per journey", share) : Format.percent(share)) + "</td>"
+            s += "<td\(cls(exits.contains { $0.outcome == .failed } ? "bad" : nil))>\(Format.html(left))</td></tr>"
         }
         return s + "</tbody></table></div>"
     }

@@ -59,6 +59,24 @@ final class HTMLReportTests: XCTestCase {
         XCTAssertFalse(calm.contains("<section id=\"history\">"))
     }
 
+    func testFunnelSaysWhereUsersLeftAndWhenAStepRepeats() {
+        let r = Recorder(startNanos: 0)
+        for i in 0..<4 {
+            r.journeyStarted("dailyQuest", cohort: "new")
+            r.journeyReached("dailyQuest", cohort: "new", step: "home")
+            if i == 0 {
+                r.journeyEnded("dailyQuest", cohort: "new", outcome: .failed, step: "home", errorCode: "timeout", intended: 0, end: 1)
+                continue
+            }
+            r.journeyReached("dailyQuest", cohort: "new", step: "home")  // home again at the end
+            r.journeyEnded("dailyQuest", cohort: "new", outcome: .completed, step: "home", errorCode: nil, intended: 0, end: 1)
+        }
+        let html = ReportWriter.renderHTML(r.snapshot(RunMetadata(runId: "f", profile: "p", seed: 0, target: "t", startedAt: "s")))
+        XCTAssertTrue(html.contains("1.75× per journey"), "7 visits of home over 4 journeys")
+        XCTAssertTrue(html.contains("1 failed (timeout)"))
+        XCTAssertTrue(html.contains("75.0 %"), "3 of 4 completed")
+    }
+
     func testEmptyResultsStillRenderEverySection() {
         let empty = RunResults(meta: RunMetadata(runId: "e", profile: "p", seed: 0, target: "t", startedAt: "s"))
         let html = ReportWriter.renderHTML(empty)
