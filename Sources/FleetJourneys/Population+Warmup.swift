@@ -36,7 +36,11 @@ struct Warmup {
                                         commitmentMinutes: 10, reminderTime: "08:30")
         let onboarding = try need(await client.onboarding(answers, c, intended: MonotonicClock.now(), random: &random))
         step = "diagnostic"
-        try await assessRounds(onboarding.session, rounds: 1)
+        if plan.diagnostic {
+            try await assessRounds(onboarding.session, rounds: 1)
+        } else {
+            _ = try need(await client.abandon(session: onboarding.session.id, c, intended: MonotonicClock.now(), random: &random))
+        }
 
         step = "purchase"
         let paywall = try need(await client.paywall(c, intended: MonotonicClock.now(), random: &random))
@@ -120,10 +124,14 @@ struct Warmup {
 
     private mutating func pollUntilTerminal(_ first: AttemptInfo) async throws(Failure) -> AttemptInfo {
         var a = first
-        let deadline = MonotonicClock.now() &+ UInt64(user.device.poll.giveUpMs * 1e6)
+        let policy = user.device.poll
+        let deadline = MonotonicClock.now() &+ UInt64(policy.giveUpMs * 1e6)
+        // Quicker than the app's first poll (nobody watches a warm-up), backing off like it.
+        var interval = min(500, policy.initialMs)
         while !a.isTerminal {
             guard MonotonicClock.now() < deadline else { throw Failure(step: step, code: "check_later") }
-            guard await Pause.until(MonotonicClock.now() &+ 250_000_000) else { throw Failure(step: step, code: "interrupted") }
+            guard await Pause.until(MonotonicClock.now() &+ UInt64(interval * 1e6)) else { throw Failure(step: step, code: "interrupted") }
+            interval = min(policy.maxMs, interval * 1.5)
             a = try need(await client.attempt(a.id, c, intended: MonotonicClock.now(), random: &random))
         }
         return a

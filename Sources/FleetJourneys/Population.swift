@@ -13,13 +13,18 @@ import FleetCore
 /// | cohort | starting state |
 /// |---|---|
 /// | new | a fresh install: nothing |
-/// | returning | onboarded, diagnostic assessed, a trial, `history` completed sessions (streak 1) |
-/// | trial | onboarded, diagnostic assessed, a trial, no sessions |
-/// | subscriber | onboarded, diagnostic assessed, an active paid subscription, `history` sessions |
-/// | at_risk | onboarded, diagnostic assessed, a trial ending soon (`cohort.at_risk_remaining`, default 5 min), no sessions |
-/// | expired | onboarded, diagnostic assessed, a paid subscription that ended yesterday, no sessions |
-/// | reactivated | as expired, then subscribed again (active), then `history` sessions |
+/// | returning | onboarded, diagnostic assessed (so the plan job ran), a trial, `historySessions` completed sessions (streak 1) |
+/// | trial | onboarded, a trial, no sessions |
+/// | subscriber | onboarded, an active paid subscription, no sessions |
+/// | at_risk | onboarded, a trial ending soon (`cohort.at_risk_remaining`, default 5 min), no sessions |
+/// | expired | onboarded, a paid subscription that ended yesterday, no sessions |
+/// | reactivated | onboarded, a lapsed subscription, then subscribed again (active) |
 ///
+/// Only `returning` records in its warm-up (3 assessments): the cohorts that capacity and smoke
+/// profiles use in bulk start cheap, so that their warm-up does not load the assessment workers
+/// during the measured run. Their diagnostic session is abandoned (`POST /sessions/{id}/abandon`)
+/// so that home shows nothing to resume. A profile can make any cohort record its diagnostic
+/// with the probability `cohort.<name>.diagnostic` (default 1 for returning, 0 otherwise).
 /// The warm-up does not wait for the plan: its job runs `planDelay` after the diagnostic on the
 /// stack, and polling it through `404 plan_not_ready` would put errors into the run's totals.
 /// Expired users start without history: sessions need an entitlement, and API.md keeps the latest
@@ -37,18 +42,18 @@ public enum Population {
         "reactivated": ["dailyQuest": 0.6, "freePractice": 0.3, "changeLanguages": 0.1],
     ]
 
-    /// Completed sessions the returning, subscriber, expired and reactivated cohorts start with.
+    /// Completed sessions the returning cohort starts with.
     public static let historySessions = 1
 
     /// Brings `user` to its cohort's starting state through the API. Returns false when the
     /// warm-up failed (recorded as a failed `warmup` journey of the cohort): the user should not
     /// walk its journey from a wrong state. `new` (and an unknown cohort) needs no warm-up.
     public static func prepare(_ user: VirtualUser) async -> Bool {
-        guard let plan = WarmupPlan(cohort: user.cohort, behaviour: user.world.behaviour) else { return true }
+        var warmup = Warmup(user: user)
+        guard let plan = WarmupPlan(cohort: user.cohort, behaviour: user.world.behaviour, random: &warmup.random) else { return true }
         let recorder = user.world.recorder
         let started = MonotonicClock.now()
         recorder.journeyStarted("warmup", cohort: user.cohort)
-        var warmup = Warmup(user: user)
         let result = await RequestScope.$endpointPrefix.withValue("warmup:") { () async -> Result<Void, Warmup.Failure> in
             do throws(Warmup.Failure) {
                 try await warmup.run(plan)
@@ -61,12 +66,14 @@ public enum Population {
         case .success:
             recorder.journeyEnded("warmup", cohort: user.cohort, outcome: .completed, step: "done", errorCode: nil,
                                   intended: started, end: MonotonicClock.now())
-            user.device.micPermission = .granted  // it recorded the diagnostic
+            if plan.diagnostic { user.device.micPermission = .granted }  // it recorded the diagnostic
             user.nextIntended = max(user.nextIntended, MonotonicClock.now())
             return true
         case let .failure(f):
-            recorder.journeyEnded("warmup", cohort: user.cohort, outcome: .failed, step: f.step, errorCode: f.code,
-                                  intended: started, end: MonotonicClock.now())
+            // A warm-up cut short by the end of the run (or a kill) was interrupted, not broken.
+            let stopped = f.code == "interrupted" || f.code == "aborted" || Task.isCancelled
+            recorder.journeyEnded("warmup", cohort: user.cohort, outcome: stopped ? .abandoned : .failed, step: f.step,
+                                  errorCode: stopped ? "interrupted" : f.code, intended: started, end: MonotonicClock.now())
             return false
         }
     }
@@ -83,19 +90,21 @@ struct WarmupPlan: Equatable {
         case lapsed
     }
 
+    var diagnostic: Bool
     var history: Int
     var purchases: [Purchase]
 
-    init?(cohort: String, behaviour: Behaviour) {
+    init?(cohort: String, behaviour: Behaviour, random: inout SeededRandom) {
         let week: Int64 = 7 * 86_400_000
         let atRisk = Int64(behaviour.thinkTimes["cohort.at_risk_remaining"]?.meanMs ?? 300_000)
+        diagnostic = random.chance(behaviour.probability("cohort.\(cohort).diagnostic", default: cohort == "returning" ? 1 : 0))
         switch cohort {
         case "returning": (history, purchases) = (Population.historySessions, [.trial(remainingMs: week)])
         case "trial": (history, purchases) = (0, [.trial(remainingMs: week)])
-        case "subscriber": (history, purchases) = (Population.historySessions, [.active])
+        case "subscriber": (history, purchases) = (0, [.active])
         case "at_risk": (history, purchases) = (0, [.trial(remainingMs: max(1_000, atRisk))])
         case "expired": (history, purchases) = (0, [.lapsed])
-        case "reactivated": (history, purchases) = (Population.historySessions, [.lapsed, .active])
+        case "reactivated": (history, purchases) = (0, [.lapsed, .active])
         default: return nil
         }
     }

@@ -4,13 +4,13 @@ import FleetJourneys
 import FleetMetrics
 import XCTest
 
-/// Flows 8 (delete data) and 9 (change languages), from a warmed-up `subscriber` (one completed session).
+/// Flows 8 (delete data) and 9 (change languages), from a warmed-up `returning` user (one completed session).
 final class JourneyAAccountTests: XCTestCase {
     func testDeletingTrainingDataLeavesGrowthEmptyAndStreakZero() async throws {
         let h = try JourneyBHarness()
         defer { h.shutdown() }
         let user = h.user(1, world: h.world(probabilities: ["deleteData.delete_session": 0, "deleteData.delete_account": 0,
-                                                            "deleteData.cancel": 0]), cohort: "subscriber")
+                                                            "deleteData.cancel": 0]), cohort: "returning")
         let ready = await Population.prepare(user)
         XCTAssertTrue(ready)
         let growthBefore = try await h.growth(user), meBefore = try await h.me(user)
@@ -26,7 +26,7 @@ final class JourneyAAccountTests: XCTestCase {
         let me = try await h.me(user)
         XCTAssertEqual([me.streak, me.xp, me.sessionsCompleted], [0, 0, 0])
         // Entitlement and onboarding are kept (API.md: deletion scope).
-        XCTAssertEqual(me.entitlement.status, "active")
+        XCTAssertEqual(me.entitlement.status, "trial")
         XCTAssertTrue(me.isOnboarded)
     }
 
@@ -34,7 +34,7 @@ final class JourneyAAccountTests: XCTestCase {
         let h = try JourneyBHarness()
         defer { h.shutdown() }
         let user = h.user(2, world: h.world(probabilities: ["deleteData.delete_session": 0, "deleteData.delete_account": 1,
-                                                            "deleteData.cancel": 0]), cohort: "subscriber")
+                                                            "deleteData.cancel": 0]), cohort: "returning")
         let ready = await Population.prepare(user)
         XCTAssertTrue(ready)
         let oldInstall = user.credentials.installId, oldUser = user.credentials.userId
@@ -58,7 +58,7 @@ final class JourneyAAccountTests: XCTestCase {
     func testDeletingOneSessionRemovesItFromGrowthAndKeepsXP() async throws {
         let h = try JourneyBHarness()
         defer { h.shutdown() }
-        let user = h.user(3, world: h.world(probabilities: ["deleteData.delete_session": 1]), cohort: "subscriber")
+        let user = h.user(3, world: h.world(probabilities: ["deleteData.delete_session": 1]), cohort: "returning")
         let ready = await Population.prepare(user)
         XCTAssertTrue(ready)
         let before = try await h.growth(user)

@@ -14,8 +14,8 @@ final class JourneyACohortTests: XCTestCase {
         // cohort → (entitlement, sessions completed, onboarded)
         let expected: [(String, String, Int, Bool)] = [
             ("new", "", 0, false), ("returning", "trial", 1, true), ("trial", "trial", 0, true),
-            ("subscriber", "active", 1, true), ("at_risk", "trial", 0, true), ("expired", "expired", 0, true),
-            ("reactivated", "active", 1, true),
+            ("subscriber", "active", 0, true), ("at_risk", "trial", 0, true), ("expired", "expired", 0, true),
+            ("reactivated", "active", 0, true),
         ]
         XCTAssertEqual(Set(expected.map(\.0)), JourneyCatalog.cohorts)
         var users: [VirtualUser] = []
@@ -40,8 +40,17 @@ final class JourneyACohortTests: XCTestCase {
             XCTAssertEqual(me.sessionsCompleted, sessions, cohort)
             XCTAssertEqual(me.streak, sessions > 0 ? 1 : 0, cohort)
             XCTAssertEqual(me.isOnboarded, onboarded, cohort)
-            let plan = try await h.get("GET /plan", "/plan", as: user)
-            XCTAssertEqual(plan["days"]?.array?.count, 14, "\(cohort): the plan job ran after the diagnostic")
+            // Only returning users recorded the diagnostic (so have a plan); the others abandoned it.
+            var random = SeededRandom(seed: 5, stream: 5)
+            let plan = await h.client.plan(user.credentials, intended: MonotonicClock.now(), random: &random)
+            if cohort == "returning" {
+                XCTAssertEqual(try plan.get().articleIds.count, 14, "\(cohort): the plan job ran after the diagnostic")
+            } else {
+                guard case let .failure(e) = plan else { XCTFail("\(cohort) has a plan without a diagnostic"); continue }
+                XCTAssertEqual(e.status, 404, cohort)
+                let home = try await h.get("GET /home", "/home", as: user)
+                XCTAssertTrue(home["resume_session"]?.isNull ?? false, "\(cohort): the skipped diagnostic is not offered for resuming")
+            }
             XCTAssertNotNil(user.device.storeReceipt, cohort)
             if cohort == "at_risk" {
                 let left = try XCTUnwrap(me.entitlement.expiresAtMillis) - WallClock.nowMillis()
@@ -73,6 +82,21 @@ final class JourneyACohortTests: XCTestCase {
         let warmup = try XCTUnwrap(h.recorder.snapshot(RunMetadata.testing).journeys.first { $0.journey == "warmup" })
         XCTAssertEqual(warmup.failed, 1)
         XCTAssertEqual(warmup.exits.first?.code, "upgrade_required")
+    }
+
+    /// A warm-up stopped by the end of the run (task cancelled) is recorded as interrupted, not failed.
+    func testWarmupCutShortIsInterruptedNotFailed() async throws {
+        let h = try JourneyBHarness { $0.assessmentMedianMs = 2_000 }
+        defer { h.shutdown() }
+        let user = h.user(2, world: h.world(), cohort: "returning")
+        let task = Task { await Population.prepare(user) }
+        try await Task.sleep(nanoseconds: 400_000_000)
+        task.cancel()
+        let ready = await task.value
+        XCTAssertFalse(ready)
+        let warmup = try XCTUnwrap(h.recorder.snapshot(RunMetadata.testing).journeys.first { $0.journey == "warmup" })
+        XCTAssertEqual([warmup.failed, warmup.abandoned], [0, 1])
+        XCTAssertEqual(warmup.exits.first?.code, "interrupted")
     }
 
     /// Default journey mixes name only known journeys and known cohorts.
