@@ -26,6 +26,14 @@ FLEET=${FLEET:-.build/release/fleet}
 RATE=${RATE:-1000}
 SECONDS_A=${SECONDS_A:-20}
 PARTS=${*:-A B C}
+# On a shared machine other jobs' CPU bursts land in the tails (a neighbour's compiler preempts the
+# stack's timer or a client's I/O thread for tens of ms). As root, part A runs the stack and both
+# clients under SCHED_FIFO (`chrt -f 10`: they use ~15 % of a core, so nothing else starves) so
+# that the tails measured are theirs. PRIO= turns it off; PRIO="nice -n -10" is a milder choice.
+# Parts B and C never get it: B spins every core on purpose.
+if [ -z "${PRIO+x}" ]; then
+  if [ "$(id -u)" = 0 ] && chrt -f 10 true 2>/dev/null; then PRIO="chrt -f 10"; else PRIO=""; fi
+fi
 [ -x "$FLEET" ] || { echo "accuracy.sh: $FLEET not found; run 'swift build -c release' or set FLEET=" >&2; exit 2; }
 WORK=$(mktemp -d /tmp/fleet-accuracy.XXXXXX)
 STACK_PID=""
@@ -36,7 +44,7 @@ FAILED=0
 # Starts `fleet stack` with the JSON settings in $1 and sets STACK_URL (loopback, free port).
 start_stack() {
   echo "$1" > "$WORK/stack.json"
-  "$FLEET" stack --port 0 --config "$WORK/stack.json" > "$WORK/stack.out" 2>"$WORK/stack.err" &
+  $PRIO "$FLEET" stack --port 0 --config "$WORK/stack.json" > "$WORK/stack.out" 2>"$WORK/stack.err" &
   STACK_PID=$!
   for _ in $(seq 1 200); do
     STACK_URL=$(sed -n 's/^READY //p' "$WORK/stack.out")
@@ -60,14 +68,14 @@ verdict() {
 }
 
 part_a() {
-  echo "A. fixed 50 ms on GET /config at $RATE req/s for $SECONDS_A s"
+  echo "A. fixed 50 ms on GET /config at $RATE req/s for $SECONDS_A s (priority: ${PRIO:-normal})"
   local base='"workers": 2, "rateLimitPerSecond": 0'
   start_stack "{$base}"
-  "$FLEET" blast "$STACK_URL/config" -R "$RATE" -c 100 -d "$SECONDS_A" > "$WORK/base.txt"
+  $PRIO "$FLEET" blast "$STACK_URL/config" -R "$RATE" -c 100 -d "$SECONDS_A" > "$WORK/base.txt"
   stop_stack
   start_stack "{$base, \"faults\": {\"GET /config\": {\"latencyMedianMs\": 50, \"latencySigma\": 0}}}"
-  "$FLEET" blast "$STACK_URL/config" -R "$RATE" -c 100 -d "$SECONDS_A" > "$WORK/fleet.txt"
-  wrk -t1 -c50 -d"${SECONDS_A}s" --latency "$STACK_URL/config" > "$WORK/wrk.txt"
+  $PRIO "$FLEET" blast "$STACK_URL/config" -R "$RATE" -c 100 -d "$SECONDS_A" > "$WORK/fleet.txt"
+  $PRIO wrk -t1 -c50 -d"${SECONDS_A}s" --latency "$STACK_URL/config" > "$WORK/wrk.txt"
   stop_stack
   sed 's/^/    fleet (50 ms)  | /' "$WORK/fleet.txt"; sed 's/^/    fleet (none)   | /' "$WORK/base.txt"
   grep -E "^ +(50|99)%|Requests/sec" "$WORK/wrk.txt" | sed 's/^/    wrk (50 ms)    | /'
@@ -83,9 +91,9 @@ part_a() {
 # Runs a profile with `fleet run` against the embedded stack and sets REPORT to its directory.
 run_profile() {
   local out
-  out=$("$FLEET" run --profile "$1" --out "$WORK/reports" --history "$WORK/history.sqlite" || true)
-  echo "$out" | grep -vE '^\[' | sed 's/^/    | /'
-  REPORT=$(dirname "$(echo "$out" | sed -n 's/^report: //p')")
+  "$FLEET" run --profile "$1" --out "$WORK/reports" --history "$WORK/history.sqlite" > "$WORK/run.out" || true
+  grep -vE '^\[' "$WORK/run.out" | sed 's/^/    | /'
+  REPORT=$(dirname "$(sed -n 's/^report: //p' "$WORK/run.out")")
 }
 csv_field() { awk -F, -v k="$2" -v c="$3" '$1 == k { print $c; exit }' "$1"; }
 
@@ -96,20 +104,28 @@ part_b() {
  "stack": {"newUserEntitlement": "active", "workers": 8, "assessmentMedianMs": 100},
  "think_times": {"default": {"type": "constant", "ms": 1000}},
  "debug": {"stall_at_s": 6, "stall_s": 1},
+ "thresholds": {"http": ["p99 < 1"]},
  "scenarios": [{"name": "open", "model": {"type": "constant-arrival-rate", "rate": 20, "duration_s": 12},
                 "journeys": {"dailyQuest": 1}, "cohorts": {"subscriber": 1}}]}
 JSON
   run_profile "$WORK/stall.json"
-  local lag_p99 lag_max corr unc
+  local lag_p99 lag_max all busiest corr unc
   lag_p99=$(csv_field "$REPORT/summary.csv" scheduling_lag 5); lag_max=$(csv_field "$REPORT/summary.csv" scheduling_lag 7)
-  # Every request together: the endpoint rows' worst p99, corrected and uncorrected.
-  corr=$(awk -F, 'NR > 1 && $6 > m { m = $6 } END { print m + 0 }' "$REPORT/endpoints.csv")
-  unc=$(awk -F, 'NR > 1 && $18 > m { m = $18 } END { print m + 0 }' "$REPORT/endpoints.csv")
-  printf "  scheduling_lag p99 %s ms, max %s ms; worst endpoint p99 corrected %s ms, uncorrected %s ms\n" "$lag_p99" "$lag_max" "$corr" "$unc"
-  awk -v x="$lag_max" 'BEGIN { exit !(x >= 800) }' && echo "  scheduling_lag max >= 800 ms: PASS" || { echo "  scheduling_lag max >= 800 ms: FAIL"; FAILED=1; }
-  awk -v c="$corr" -v u="$unc" 'BEGIN { exit !(c >= 500 && c >= 2 * u) }' && echo "  corrected p99 shows the stall (>= 500 ms and >= 2x uncorrected): PASS" \
-    || { echo "  corrected p99 shows the stall: FAIL"; FAILED=1; }
-  grep -q '"generator fell behind' "$REPORT/results.json" && echo "  run says the generator fell behind: PASS" || { echo "  generator-behind note: FAIL"; FAILED=1; }
+  # Every request together (corrected), from the run's own "http p99" threshold verdict.
+  all=$(sed -n 's/.*threshold failed: http p99 < 1: \([0-9.]*\) ms.*/\1/p' "$WORK/run.out" | head -1)
+  # The endpoint with the most requests: corrected p99 (column 6) against uncorrected (column 18).
+  busiest=$(awk -F, 'NR > 1 && $2 + 0 > n { n = $2 + 0; row = $0 } END { print row }' "$REPORT/endpoints.csv")
+  corr=$(echo "$busiest" | awk -F, '{ print $6 }'); unc=$(echo "$busiest" | awk -F, '{ print $18 }')
+  echo "  scheduling_lag p99 $lag_p99 ms, max $lag_max ms; all requests p99 (corrected) $all ms"
+  echo "  busiest endpoint $(echo "$busiest" | cut -d, -f1) (n=$(echo "$busiest" | cut -d, -f2)): p99 corrected $corr ms, uncorrected $unc ms"
+  echo "  scheduling_lag per window (s, p99 ms, max ms):" \
+    $(awk -F, '$2 == "scheduling_lag" && $1 >= 4 && $1 <= 9 { printf "[%g: %s, %s] ", $1, $6, $7 }' "$REPORT/timeline.csv")
+  check() { if awk "BEGIN { exit !($2) }"; then echo "  $1: PASS"; else echo "  $1: FAIL"; FAILED=1; fi; }
+  check "scheduling_lag max >= 800 ms" "$lag_max >= 800"
+  check "corrected p99 of all requests shows the stall (>= 300 ms)" "${all:-0} >= 300"
+  check "busiest endpoint: corrected p99 >= 2x uncorrected" "${corr:-0} >= 2 * ${unc:-0}"
+  if grep -q 'generator fell behind' "$WORK/run.out"; then echo "  the run says the generator fell behind: PASS"
+  else echo "  the run says the generator fell behind: FAIL"; FAILED=1; fi
 }
 
 part_c() {

@@ -47,9 +47,16 @@ enum Summary {
                        + " · max \(ms(h.max)) ms")
         }
         let t = r.requestTotals
-        let done = r.journeys.reduce(Int64(0)) { $0 + $1.completed }
-        let started = r.journeys.reduce(Int64(0)) { $0 + $1.started }
-        out.append("requests \(t.requests), errors \(t.errors); journeys completed \(done)/\(started)")
+        // Cohort warm-ups are recorded as a journey named "warmup"; they are set-up, not load, so
+        // they are counted apart from the journeys the profile asked for.
+        let real = r.journeys.filter { $0.journey != "warmup" }, warmups = r.journeys.filter { $0.journey == "warmup" }
+        let done = real.reduce(Int64(0)) { $0 + $1.completed }
+        let started = real.reduce(Int64(0)) { $0 + $1.started }
+        var line = "requests \(t.requests), errors \(t.errors); journeys completed \(done)/\(started)"
+        if !warmups.isEmpty {
+            line += "; cohort warm-ups \(warmups.reduce(Int64(0)) { $0 + $1.completed })/\(warmups.reduce(Int64(0)) { $0 + $1.started })"
+        }
+        out.append(line)
         return out
     }
 

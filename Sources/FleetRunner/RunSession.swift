@@ -129,11 +129,17 @@ public final class RunSession: @unchecked Sendable {
         var tick = MonotonicClock.now()
         while !Task.isCancelled {
             tick &+= 1_000_000_000
+            // After a stall, resume the once-a-second rhythm instead of catching up in a burst.
+            if tick &+ 1_000_000_000 < MonotonicClock.now() { tick = MonotonicClock.now() }
             guard await Pause.until(tick) else { return }
             sampleHealth(recorder: recorder, engine: engine)
             let now = MonotonicClock.now()
             if now >= nextProgress {
-                nextProgress = now &+ UInt64(options.progressEveryS * 1e9)
+                // On a fixed grid (5, 10, 15 s …), not "5 s after the last line", so lines do not drift
+                // when the monitor wakes late; a long stall skips lines rather than bunching them.
+                let every = UInt64(options.progressEveryS * 1e9)
+                nextProgress &+= every
+                if nextProgress <= now { nextProgress = now &+ every }
                 say(line.render(recorder.liveTotals(), planned: planned, active: control.activeUsers, inFlight: engine.inFlight,
                                 now: now))
             }
