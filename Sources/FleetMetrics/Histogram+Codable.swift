@@ -1,11 +1,17 @@
+import FleetCore
+
 /// The JSON form of a histogram, stable and exact:
 ///
-///     {"lowest":1,"highest":3600000000,"digits":3,"count":5,"sum":1234,"min":100,"max":400,
-///      "clamped":0,"bins":[100,2,250,1,400,2]}
+///     {"count":5,"sum":1234,"min":100,"max":400,"bins":"ZAJWAZYBAg"}
 ///
-/// `bins` is a flat list of (counts index, count) pairs in increasing index order, so a window with
-/// three samples costs three pairs whatever the value range. Decoding checks every invariant and
-/// names the one that is broken, so a damaged results file is rejected rather than merged.
+/// `lowest`, `highest` and `digits` appear only when they differ from the defaults (1,
+/// 3 600 000 000, 3), `clamped` only when not 0, and `sum`/`min`/`max` only when `count` > 0.
+/// `bins` lists the non-empty bins in increasing index order as (index − previous index, count)
+/// pairs, each an unsigned LEB128 varint, the bytes in unpadded base64url. A window with three
+/// samples costs a few bytes whatever the value range, and a long run's file stays a fraction of
+/// the size (and encoding time) of a JSON number list. Decoding also accepts the plain form, a flat
+/// `[index, count, index, count, …]` number array, for hand-written fixtures. Decoding checks every
+/// invariant and names the one that is broken, so a damaged results file is rejected, not merged.
 extension Histogram: Codable {
     private enum Keys: String, CodingKey {
         case lowest, highest, digits, count, sum, min, max, clamped, bins
@@ -13,24 +19,35 @@ extension Histogram: Codable {
 
     public func encode(to encoder: Encoder) throws {
         var c = encoder.container(keyedBy: Keys.self)
-        try c.encode(lowest, forKey: .lowest)
-        try c.encode(highest, forKey: .highest)
-        try c.encode(significantDigits, forKey: .digits)
+        // Defaults are left out: a long run holds hundreds of thousands of window histograms.
+        let d = Histogram.defaultLayout
+        if lowest != d.lowest { try c.encode(lowest, forKey: .lowest) }
+        if highest != d.highest { try c.encode(highest, forKey: .highest) }
+        if significantDigits != d.digits { try c.encode(significantDigits, forKey: .digits) }
         try c.encode(count, forKey: .count)
-        try c.encode(sum, forKey: .sum)
-        try c.encode(min, forKey: .min)
-        try c.encode(max, forKey: .max)
-        try c.encode(clamped, forKey: .clamped)
-        var flat: [Int64] = []
-        forEachBin { index, n in flat.append(Int64(index)); flat.append(n); return true }
-        try c.encode(flat, forKey: .bins)
+        if count > 0 {
+            try c.encode(sum, forKey: .sum)
+            try c.encode(min, forKey: .min)
+            try c.encode(max, forKey: .max)
+        }
+        if clamped != 0 { try c.encode(clamped, forKey: .clamped) }
+        var bytes: [UInt8] = []
+        var previous = 0
+        forEachBin { index, n in
+            Self.appendVarint(UInt64(index - previous), to: &bytes)
+            Self.appendVarint(UInt64(n), to: &bytes)
+            previous = index
+            return true
+        }
+        try c.encode(Base64URL.encode(bytes), forKey: .bins)
     }
 
     public init(from decoder: Decoder) throws {
         let c = try decoder.container(keyedBy: Keys.self)
-        let lowest = try c.decode(Int64.self, forKey: .lowest)
-        let highest = try c.decode(Int64.self, forKey: .highest)
-        let digits = try c.decode(Int.self, forKey: .digits)
+        let d = Histogram.defaultLayout
+        let lowest = try c.decodeIfPresent(Int64.self, forKey: .lowest) ?? d.lowest
+        let highest = try c.decodeIfPresent(Int64.self, forKey: .highest) ?? d.highest
+        let digits = try c.decodeIfPresent(Int.self, forKey: .digits) ?? d.digits
         func bad(_ key: Keys, _ why: String) -> DecodingError {
             .dataCorruptedError(forKey: key, in: c, debugDescription: "histogram \(key.rawValue): \(why)")
         }
@@ -40,7 +57,14 @@ extension Histogram: Codable {
         self.init(lowest: lowest, highest: highest, significantDigits: digits)
 
         let total = try c.decode(Int64.self, forKey: .count)
-        let flat = try c.decode([Int64].self, forKey: .bins)
+        let flat: [Int64]
+        if let packed = try? c.decode(String.self, forKey: .bins) {
+            guard let bytes = Base64URL.decode(packed) else { throw bad(.bins, "is not base64url") }
+            guard let pairs = Self.unpack(bytes) else { throw bad(.bins, "holds a truncated or oversized varint") }
+            flat = pairs
+        } else {
+            flat = try c.decode([Int64].self, forKey: .bins)
+        }
         guard flat.count % 2 == 0 else { throw bad(.bins, "expected (index, count) pairs, got an odd length \(flat.count)") }
         var indices: [Int32] = []
         var counts: [Int64] = []
@@ -67,12 +91,50 @@ extension Histogram: Codable {
         sparseCounts = counts
         isSparse = true
         count = total
-        sum = try c.decode(Int64.self, forKey: .sum)
-        clamped = try c.decode(Int64.self, forKey: .clamped)
+        sum = try c.decodeIfPresent(Int64.self, forKey: .sum) ?? 0
+        clamped = try c.decodeIfPresent(Int64.self, forKey: .clamped) ?? 0
         if total > 0 {
             minValue = try c.decode(Int64.self, forKey: .min)
             maxValue = try c.decode(Int64.self, forKey: .max)
             guard minValue <= maxValue else { throw bad(.min, "\(minValue) is above max \(maxValue)") }
         }
+    }
+
+    private static func appendVarint(_ value: UInt64, to bytes: inout [UInt8]) {
+        var v = value
+        while v >= 0x80 {
+            bytes.append(UInt8(truncatingIfNeeded: v) | 0x80)
+            v >>= 7
+        }
+        bytes.append(UInt8(v))
+    }
+
+    /// Varint (delta index, count) pairs back to absolute (index, count) numbers; nil when malformed.
+    private static func unpack(_ bytes: [UInt8]) -> [Int64]? {
+        var out: [Int64] = []
+        var i = 0, index: Int64 = 0, odd = false
+        while i < bytes.count {
+            var v: UInt64 = 0, shift: UInt64 = 0
+            while true {
+                guard i < bytes.count, shift < 63 else { return nil }
+                let b = bytes[i]
+                i += 1
+                v |= UInt64(b & 0x7F) << shift
+                if b < 0x80 { break }
+                shift += 7
+            }
+            guard v <= UInt64(Int64.max) else { return nil }
+            if odd {
+                out.append(Int64(v))
+            } else {
+                // Indices are bounded by the layout, checked by the caller; stop overflow here.
+                let (sum, overflow) = index.addingReportingOverflow(Int64(v))
+                guard !overflow else { return nil }
+                index = sum
+                out.append(index)
+            }
+            odd.toggle()
+        }
+        return out
     }
 }

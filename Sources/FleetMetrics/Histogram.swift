@@ -34,6 +34,9 @@ public struct Histogram: Sendable {
     var minValue: Int64 = .max
     var maxValue: Int64 = 0
 
+    /// The layout every Fleet histogram uses unless told otherwise: 1 µs to 1 hour, 3 digits.
+    static let defaultLayout = (lowest: Int64(1), highest: Int64(3_600_000_000), digits: 3)
+
     public init(lowest: Int64 = 1, highest: Int64 = 3_600_000_000, significantDigits: Int = 3) {
         precondition(lowest >= 1, "Histogram: lowest must be >= 1")
         precondition(highest >= 2 * lowest, "Histogram: highest must be >= 2 * lowest")

@@ -113,6 +113,14 @@ final class HistogramTests: XCTestCase {
         XCTAssertEqual(back, h)
         XCTAssertEqual(back.values(atPercentiles: percentiles), h.values(atPercentiles: percentiles))
         XCTAssertEqual(try encoder.encode(back), data, "encoding must not depend on the storage form")
+        // Compact: a few bytes per bin, not a JSON number list.
+        XCTAssertLessThan(data.count, 250 + h.bins().count * 6)
+        // The plain form (hand-written fixtures) decodes to the same histogram.
+        var plain = Histogram()
+        plain.record(3); plain.record(3); plain.record(2_000_000)
+        let plainJSON = #"{"lowest":1,"highest":3600000000,"digits":3,"count":3,"sum":2000006,"min":3,"max":2000000,"clamped":0,"bins":[3,2,"#
+            + "\(plain.layout.index(of: 2_000_000)),1]}"
+        XCTAssertEqual(try JSONDecoder().decode(Histogram.self, from: Data(plainJSON.utf8)), plain)
     }
 
     func testDecodingRejectsInconsistentHistograms() {
@@ -122,7 +130,13 @@ final class HistogramTests: XCTestCase {
             (#"{"lowest":1,"highest":3600000000,"digits":3,"count":1,"sum":1,"min":1,"max":1,"clamped":0,"bins":[99999999,1]}"#, "outside"),
             (#"{"lowest":1,"highest":3600000000,"digits":9,"count":0,"sum":0,"min":0,"max":0,"clamped":0,"bins":[]}"#, "digits"),
         ]
-        for (json, expected) in cases {
+        let packed: [(String, String)] = [
+            (#"{"lowest":1,"highest":3600000000,"digits":3,"count":1,"sum":1,"min":1,"max":1,"clamped":0,"bins":"!!"}"#, "not base64url"),
+            (#"{"lowest":1,"highest":3600000000,"digits":3,"count":1,"sum":1,"min":1,"max":1,"clamped":0,"bins":"gA"}"#, "truncated"),
+            // Pairs (1, 1), (0, 1): the same index twice.
+            (#"{"lowest":1,"highest":3600000000,"digits":3,"count":2,"sum":2,"min":1,"max":1,"clamped":0,"bins":"AQEAAQ"}"#, "indices must increase"),
+        ]
+        for (json, expected) in cases + packed {
             XCTAssertThrowsError(try JSONDecoder().decode(Histogram.self, from: Data(json.utf8))) { error in
                 XCTAssertTrue("\(error)".contains(expected), "\(error) should mention '\(expected)'")
             }
