@@ -77,6 +77,7 @@ public final class ReferenceStack: Sendable {
         app?.pipeline.stop()
         app?.dbQueue.sync {}  // let requests already on the queue finish before the files go
         if state.ownsDatabase {
+            app?.audio.removeAll()
             for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: state.dbPath + suffix) }
         }
     }

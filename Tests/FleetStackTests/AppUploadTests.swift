@@ -103,4 +103,27 @@ final class AppUploadTests: XCTestCase {
         XCTAssertEqual(again.status, 202, "submit is idempotent")
         XCTAssertEqual(try app.call("PUT", p.target, body: clip).status, 409, "no replacing audio after submit")
     }
+
+    func testAudioLivesInFilesThatRefusedUploadsNeverLeaveAndDeletionRemoves() throws {
+        let dir = NSTemporaryDirectory() + "fleet-app-audio-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let app = try AppStack { $0.dbPath = dir + "/stack.sqlite" }
+        let audioDir = dir + "/stack.sqlite.audio"
+        let u = try app.signIn()
+        let s = try app.startSession(u)
+        let clip = AppClips.speech()
+        let a = try app.record(u, session: s, round: 1, clip: clip)
+        XCTAssertEqual(FileManager.default.contents(atPath: audioDir + "/" + a).map { [UInt8]($0) }, clip)
+        XCTAssertEqual(try app.waitTerminal(u, attempt: a).last["status"]?.string, "assessed")
+        let p = try app.presign(u, session: s, round: 2, clip: clip)
+        XCTAssertEqual(p.response.status, 201)
+        let forged = try app.call("PUT", p.target.replacingOccurrences(of: "sig=", with: "sig=x"), body: clip)
+        XCTAssertEqual(forged.status, 403, forged.text)
+        XCTAssertEqual(try app.call("PUT", "/uploads/\(a)" + p.target.drop { $0 != "?" }, body: clip).status, 403, "signed for another path")
+        let files = try FileManager.default.contentsOfDirectory(atPath: audioDir)
+        XCTAssertEqual(files, [a], "refused uploads leave nothing behind")
+        XCTAssertEqual(try app.call("DELETE", "/sessions/\(s)", token: u.token).status, 204)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: audioDir), [], "deleting the session deletes its audio")
+    }
 }

@@ -6,17 +6,16 @@ import FleetSQLite
 /// Every function here runs on `dbQueue`.
 extension StackApp {
     struct AssessmentJob: Sendable {
-        let bytes: [UInt8]
+        let attemptID: String
         let contentType: String
     }
 
-    /// queued → transcribing; returns the stored audio, or nil when the attempt is gone.
+    /// queued → transcribing; returns what the worker needs, or nil when the attempt is gone.
     func beginTranscribing(_ id: String) -> AssessmentJob? {
         do {
-            guard let a = try loadAttempt(id), a.status == "queued",
-                  let bytes = try db.queryOne("SELECT bytes FROM uploads WHERE attempt_id = ?", .text(id))?.blob(0) else { return nil }
+            guard let a = try loadAttempt(id), a.status == "queued" else { return nil }
             try db.run("UPDATE attempts SET status = 'transcribing' WHERE id = ?", .text(id))
-            return AssessmentJob(bytes: bytes, contentType: a.contentType)
+            return AssessmentJob(attemptID: id, contentType: a.contentType)
         } catch {
             return nil
         }

@@ -93,7 +93,9 @@ final class AssessmentPipeline: @unchecked Sendable {
         app.dbQueue.async { [self] in
             guard !isStopped, let job = app.beginTranscribing(id) else { return finished() }
             cpu.async { [self] in
-                let verdict = AudioAnalysis.assess(bytes: job.bytes, declaredContentType: job.contentType)
+                // Audio deleted meanwhile reads as empty and fails as unreadable.
+                let bytes = app.audio.read(job.attemptID) ?? []
+                let verdict = AudioAnalysis.assess(bytes: bytes, declaredContentType: job.contentType)
                 timers.asyncAfter(deadline: start + .microseconds(Int(transcribeMs * 1000))) { [self] in
                     app.dbQueue.async { [self] in
                         guard !isStopped else { return finished() }

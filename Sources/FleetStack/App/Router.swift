@@ -107,6 +107,9 @@ struct RequestContext {
     var body: JSONValue = .object([:])
     /// SHA-256 of the body bytes, computed off the database queue for uploads.
     var uploadSHA256: String? = nil
+    /// The upload's bytes, already written under a temporary name off the database queue; the
+    /// upload route commits it, and whatever is left uncommitted is discarded.
+    var stagedUpload: String? = nil
 
     func param(_ name: String) -> String { params[name] ?? "" }
 

@@ -85,9 +85,12 @@ extension StackApp {
         guard a.status == "awaiting_upload" else {
             throw APIError.stage("attempt '\(a.id)' was already submitted (\(a.status)); its audio can no longer change")
         }
-        // The digest was computed on the I/O thread; it is kept beside the bytes for submit's check.
-        try db.run("INSERT OR REPLACE INTO uploads (attempt_id, bytes, sha256, uploaded_at) VALUES (?, ?, ?, ?)",
-                   .text(a.id), .blob(c.request.body), .text(c.uploadSHA256 ?? SHA256.hex(c.request.body)), .int(c.nowMs))
+        // The bytes were hashed and written off this queue; the digest is kept for submit's check.
+        let staged = try c.stagedUpload ?? audio.stage(c.request.body)
+        c.stagedUpload = nil
+        try audio.commit(staged, attemptID: a.id)
+        try db.run("INSERT OR REPLACE INTO uploads (attempt_id, sha256, size_bytes, uploaded_at) VALUES (?, ?, ?, ?)",
+                   .text(a.id), .text(c.uploadSHA256 ?? SHA256.hex(c.request.body)), .int(Int64(c.request.body.count)), .int(c.nowMs))
         return .empty(204)
     }
 

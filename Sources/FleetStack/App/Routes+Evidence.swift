@@ -60,11 +60,12 @@ extension StackApp {
             throw APIError.forbidden(error == .expired ? "the audio URL has expired" : "the audio URL is not validly signed")
         }
         guard let row = try db.queryOne("""
-            SELECT u.bytes, u.uploaded_at, a.content_type FROM uploads u JOIN attempts a ON a.id = u.attempt_id WHERE u.attempt_id = ?
-            """, .text(c.param("id"))), c.nowMs < row.int(1) + Int64(settings.audioRetentionS) * 1000 else {
+            SELECT u.uploaded_at, a.content_type FROM uploads u JOIN attempts a ON a.id = u.attempt_id WHERE u.attempt_id = ?
+            """, .text(c.param("id"))), c.nowMs < row.int(0) + Int64(settings.audioRetentionS) * 1000,
+            let bytes = audio.read(c.param("id")) else {
             throw APIError(status: 410, code: "gone", message: "the recording is no longer available", retryable: false)
         }
-        return Reply(status: 200, body: row.blob(0), headers: [HeaderField(name: "Content-Type", value: row.text(2))], rawBody: true)
+        return Reply(status: 200, body: bytes, headers: [HeaderField(name: "Content-Type", value: row.text(1))], rawBody: true)
     }
 
     /// `POST /assessments/{id}/feedback {helpful, comment?}` → 204 (the last answer counts).

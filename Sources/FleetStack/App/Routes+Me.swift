@@ -52,6 +52,7 @@ extension StackApp {
         while try ids.step() { sessionIDs.append(ids.text(0)) }
         ids.reset()
         for id in sessionIDs {
+            for attempt in try db.query("SELECT id FROM attempts WHERE session_id = ?", .text(id)) { audio.remove(attempt.text(0)) }
             try db.run("DELETE FROM uploads WHERE attempt_id IN (SELECT id FROM attempts WHERE session_id = ?)", .text(id))
             try db.run("DELETE FROM feedback WHERE assessment_id IN (SELECT assessment_id FROM attempts WHERE session_id = ?)", .text(id))
             try db.run("DELETE FROM attempts WHERE session_id = ?", .text(id))

@@ -3,7 +3,7 @@
 /// Users are never physically deleted: `deleted_at` keeps the install id reserved, so that the old
 /// install gets `403` after `DELETE /me` (API.md "Auth after deletion").
 enum Schema {
-    static let version = 2
+    static let version = 3
 
     static let sql = """
     CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value BLOB NOT NULL);
@@ -70,8 +70,8 @@ enum Schema {
     CREATE INDEX IF NOT EXISTS attempts_by_session ON attempts(session_id, round);
     CREATE TABLE IF NOT EXISTS uploads (
         attempt_id TEXT PRIMARY KEY REFERENCES attempts(id) ON DELETE CASCADE,
-        bytes BLOB NOT NULL,
         sha256 TEXT NOT NULL,
+        size_bytes INTEGER NOT NULL,
         uploaded_at INTEGER NOT NULL
     );
     CREATE TABLE IF NOT EXISTS settlements (

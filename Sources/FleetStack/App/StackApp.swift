@@ -20,6 +20,7 @@ final class StackApp: ServerHandler, @unchecked Sendable {
     let tokens: TokenSigner
     let uploads: UploadSigner
     let faults: FaultInjector
+    let audio: AudioStore
     var limiter: RateLimiter
     private(set) var pipeline: AssessmentPipeline!
     private var router = Router(routes: [])
@@ -38,6 +39,7 @@ final class StackApp: ServerHandler, @unchecked Sendable {
         tokens = TokenSigner(secret: HMACSHA256.mac(key: secret, message: Array("tokens".utf8)))
         uploads = UploadSigner(secret: HMACSHA256.mac(key: secret, message: Array("uploads".utf8)))
         faults = FaultInjector(faults: settings.faults, seed: settings.seed)
+        audio = try AudioStore(databasePath: database.path)
         limiter = RateLimiter(rate: settings.rateLimitPerSecond, burst: settings.rateLimitBurst)
         configBytes = StackApp.configJSON(settings).serializedBytes()
         pipeline = AssessmentPipeline(settings: settings, app: self)
@@ -95,22 +97,38 @@ final class StackApp: ServerHandler, @unchecked Sendable {
             if delayMs > 0 { timers.asyncAfter(deadline: .now() + .microseconds(Int(delayMs * 1000)), execute: work) } else { work() }
         }
         if let injected { return after { respond(Reply.error(injected).response) } }
-        // Hash an upload here, in parallel with other requests, not on the database queue.
-        let uploadHash = route.template == "PUT /uploads/{id}" ? SHA256.hex(request.body) : nil
+        if route.template == "PUT /uploads/{id}" {
+            // Hash and write the audio in parallel with other requests, off the database queue;
+            // only a correctly signed upload is written at all.
+            return after {
+                DispatchQueue.global().async {
+                    let hash = SHA256.hex(request.body)
+                    let signed = (try? self.uploads.verify(method: "PUT", path: request.path, query: request.query,
+                                                           nowMs: self.clock.nowMs())) == request.body.count
+                    let staged = signed ? try? self.audio.stage(request.body) : nil
+                    self.dbQueue.async {
+                        respond(self.process(request, route: route, params: params, uploadSHA256: hash, stagedUpload: staged).response)
+                    }
+                }
+            }
+        }
         if settings.bug("settle-race") && route.template == "POST /sessions/{id}/complete" {
             return after { self.racyComplete(request, params: params, respond: respond) }
         }
         after {
             self.dbQueue.async {
-                respond(self.process(request, route: route, params: params, uploadSHA256: uploadHash).response)
+                respond(self.process(request, route: route, params: params).response)
             }
         }
     }
 
     /// Authenticates, parses and runs one matched request (on `dbQueue`).
-    func process(_ request: ServerRequest, route: Route, params: [String: String], uploadSHA256: String? = nil) -> Reply {
+    func process(_ request: ServerRequest, route: Route, params: [String: String], uploadSHA256: String? = nil,
+                 stagedUpload: String? = nil) -> Reply {
         var ctx = RequestContext(request: request, params: params, nowMs: clock.nowMs())
         ctx.uploadSHA256 = uploadSHA256
+        ctx.stagedUpload = stagedUpload
+        defer { if let left = ctx.stagedUpload { audio.discard(left) } }
         do {
             if route.access == .user {
                 ctx.user = try authenticate(request, nowMs: ctx.nowMs)
