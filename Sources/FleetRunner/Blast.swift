@@ -48,7 +48,7 @@ public enum Blast {
         let counts = driver.counts()
         return BlastReport(options: options, elapsedSeconds: Double(end - start) / 1e9,
                            latencyMicros: endpoint?.latency.corrected ?? Histogram(),
-                           requests: counts.completed, non2xx: counts.non2xx, errors: counts.errors,
+                           requests: counts.responses, non2xx: counts.non2xx, errors: counts.errors,
                            cpuSeconds: cpu)
     }
 }
@@ -71,7 +71,8 @@ final class BlastDriver: @unchecked Sendable {
     private let idle = DispatchSemaphore(value: 0)
 
     private var live = 0
-    private var completed: Int64 = 0
+    /// Responses (any status) within the interval; transport errors are counted apart, as wrk does.
+    private var responses: Int64 = 0
     private var non2xx: Int64 = 0
     private var errors: [HTTPErrorKind: Int64] = [:]
 
@@ -105,8 +106,8 @@ final class BlastDriver: @unchecked Sendable {
         _ = idle.wait(timeout: .now() + timeoutSeconds)
     }
 
-    func counts() -> (completed: Int64, non2xx: Int64, errors: [HTTPErrorKind: Int64]) {
-        queue.sync { (completed, non2xx, errors) }
+    func counts() -> (responses: Int64, non2xx: Int64, errors: [HTTPErrorKind: Int64]) {
+        queue.sync { (responses, non2xx, errors) }
     }
 
     // MARK: On `queue`.
@@ -122,9 +123,9 @@ final class BlastDriver: @unchecked Sendable {
     private func handle(_ result: Result<HTTPResponse, HTTPError>, intended: UInt64, actual: UInt64) {
         let now = MonotonicClock.now()
         guard now <= deadline else { return end() }
-        completed += 1
         switch result {
         case .success(let r):
+            responses += 1
             if r.status < 200 || r.status > 299 { non2xx += 1 }
             let t = r.timings
             recorder.recordRequest(endpoint, intended: intended, actual: actual, end: now, status: r.status,

@@ -7,10 +7,10 @@ public struct BlastReport: Sendable {
     public let options: BlastOptions
     /// From the first send to the end of the measuring interval.
     public let elapsedSeconds: Double
-    /// Latency of every request completed in the interval, microseconds: from the intended send
-    /// time under a rate (corrected), from the actual send otherwise (the two are equal then).
+    /// Latency of every request completed in the interval (errors included), microseconds: from
+    /// the intended send time under a rate (corrected), from the actual send otherwise.
     public let latencyMicros: Histogram
-    /// Requests completed within the interval (responses of any status, and errors).
+    /// Responses of any status within the interval (transport errors are in `errors`, as in wrk).
     public let requests: Int64
     public let non2xx: Int64
     public let errors: [HTTPErrorKind: Int64]

@@ -27,7 +27,7 @@ final class BlastTests: XCTestCase {
         XCTAssertGreaterThan(report.requests, 100, "a loopback /healthz answers far more than 100 times a second")
         XCTAssertEqual(report.errorCount, 0)
         XCTAssertEqual(report.non2xx, 0)
-        XCTAssertEqual(report.latencyMicros.count, report.requests, "every counted request is in the histogram")
+        XCTAssertEqual(report.latencyMicros.count, report.requests + report.errorCount, "every completed request is in the histogram")
         XCTAssertEqual(report.elapsedSeconds, 1, accuracy: 0.3)
         let p = report.percentiles.map(\.micros)
         XCTAssertGreaterThan(p[0], 0)
@@ -69,6 +69,19 @@ final class BlastTests: XCTestCase {
         XCTAssertGreaterThan(report.latencyMicros.value(atPercentile: 99), 300_000)
     }
 
+    func testClosedPortCountsConnectErrorsNotRequestsAndTheCommandFails() throws {
+        let port = try closedPort()
+        var options = BlastOptions(url: "http://127.0.0.1:\(port)/")
+        options.connections = 2
+        options.durationSeconds = 0.3
+        let report = try Blast.run(options)
+        XCTAssertEqual(report.requests, 0)
+        XCTAssertGreaterThan(report.errors[.connect] ?? 0, 0)
+        XCTAssertTrue(report.render().contains("Errors: connect"), report.render())
+        let io = CommandIO(out: { _ in }, err: { _ in })
+        XCTAssertEqual(FleetCLI.run(["blast", options.url, "-c", "1", "-d", "0.2"], io: io), 1, "no response at all is a failure")
+    }
+
     func testNonLoopbackAndBadOptionsAreRefusedWithTheFlagNamed() {
         XCTAssertThrowsError(try BlastOptions(url: "http://example.com/").validate()) { error in
             XCTAssertTrue("\(error)".contains("not loopback"), "\(error)")
@@ -98,6 +111,21 @@ final class BlastTests: XCTestCase {
         XCTAssertEqual(FleetCLI.run(["blast", baseURL, "-c", "many"], io: io), 2)
         XCTAssertEqual(FleetCLI.run(["blast"], io: io), 2)
     }
+}
+
+/// A loopback port nothing listens on: bound to learn a free number, then closed.
+private func closedPort() throws -> Int {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(fd) }
+    var addr = sockaddr_in()
+    addr.sin_family = sa_family_t(AF_INET)
+    addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+    var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let ok = withUnsafeMutablePointer(to: &addr) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) == 0 && getsockname(fd, $0, &len) == 0 }
+    }
+    guard ok else { throw POSIXError(.EADDRNOTAVAIL) }
+    return Int(UInt16(bigEndian: addr.sin_port))
 }
 
 /// A lock-protected value written from closures and read by the test.
