@@ -40,7 +40,8 @@ public struct FreePractice: Journey {
         if user.decide("tap_locked", default: 0.25), let locked = list.items.first(where: { $0.locked }) {
             // CCR-3: a locked row shows its hint; no session is created.
             user.reach("locked_toast")
-            _ = locked.unlockHint ?? "fallback copy"
+            // State matrix: a locked row without `unlock_hint` shows fallback copy; count how often.
+            user.world.recorder.count(locked.unlockHint == nil ? "unlock_hint_missing" : "unlock_hint_toasts")
             try await user.think("toast")
         }
         let unlocked = list.items.filter { !$0.locked }
