@@ -1,5 +1,7 @@
+import FleetAudio
 import FleetClient
 import FleetCore
+import FleetHTTP
 import FleetJourneys
 import FleetMetrics
 import XCTest
@@ -67,6 +69,23 @@ final class JourneyAFirstLaunchTests: XCTestCase {
         XCTAssertTrue(funnel.contains("permission_denied") && funnel.contains("permission_granted"), "\(funnel)")
     }
 
+    /// A silent take comes back `unreliable`: the user records again (a new attempt, a new upload)
+    /// and the diagnostic completes.
+    func testUnreliableDiagnosticTakeIsRecordedAgain() async throws {
+        let h = try JourneyBHarness { $0.newUserEntitlement = "none"; $0.planDelayMs = 0 }
+        defer { h.shutdown() }
+        let silentFirst = try SilentThenSpeech(speech: h.recordings.recording)
+        let base = h.world(probabilities: Self.straight)
+        let world = FleetWorld(client: base.client, recorder: base.recorder, recordings: silentFirst, behaviour: base.behaviour)
+        let user = h.user(7, world: world, cohort: "new")
+        let (outcome, trace) = await h.walk(FirstLaunch(), user)
+        XCTAssertEqual(outcome, .completed, trace.dump)
+        XCTAssertEqual(trace.templates.filter { $0 == "POST /sessions/{id}/attempts" }.count, 2, trace.dump)
+        XCTAssertEqual(trace.templates.filter { $0 == "PUT upload" }.count, 2, trace.dump)
+        let steps = h.recorder.snapshot(RunMetadata.testing).journeys.first { $0.journey == "firstLaunch" }?.steps.map(\.step) ?? []
+        XCTAssertTrue(steps.contains("round1_rerecord"), "\(steps)")
+    }
+
     /// Purchases that StoreKit keeps failing send the user back to the hard paywall until it leaves:
     /// no transaction reaches the server, the entitlement stays `none`.
     func testPurchaseFailuresReturnToThePaywallAndNothingIsCharged() async throws {
@@ -112,5 +131,28 @@ final class JourneyAFirstLaunchTests: XCTestCase {
         let (outcome, trace) = await h.prepareAndWalk(FirstLaunch(), user)
         XCTAssertEqual(outcome, .completed, trace.dump)
         XCTAssertEqual(trace.templates, ["GET /config", "GET /me", "GET /home"], trace.dump)
+    }
+}
+
+/// The microphone records silence on the first take (the stack calls it `unreliable`), speech after.
+final class SilentThenSpeech: RecordingSource, @unchecked Sendable {
+    // @unchecked: `takes` is only touched under `lock`.
+    private let lock = Lock()
+    private var takes = 0
+    let silence: Recording
+    let speech: Recording
+
+    init(speech: Recording) throws {
+        let bytes = try AudioEncoder.encode([Float](repeating: 0, count: 16_000 * 3), sampleRate: 16_000, channels: 1, as: .flac)
+        silence = Recording(body: HTTPBody(bytes: bytes), sha256: SHA256.hex(bytes), contentType: "audio/flac", durationMs: 3_000,
+                            clipClass: "silence", name: "synth-silence.flac")
+        self.speech = speech
+    }
+
+    func pick(language: String, round: Int, classMix: [String: Double], random: inout SeededRandom) -> Recording? {
+        lock.withLock {
+            takes += 1
+            return takes == 1 ? silence : speech
+        }
     }
 }
