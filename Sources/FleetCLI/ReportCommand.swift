@@ -2,11 +2,12 @@ import FleetMetrics
 import FleetReport
 import Foundation
 
-/// `fleet report RESULTS.json [--baseline RESULTS.json] [--out DIR] [--history PATH] [--record]`:
-/// re-renders a run's report (HTML and CSVs) from its results file.
+/// `fleet report RESULTS.json… [--baseline RESULTS.json] [--out DIR] [--history PATH] [--record] [--check]`:
+/// re-renders a run's report (HTML, CSVs, results.json) from its results file. Given several files
+/// (the shards of one run) it merges them exactly first and judges the thresholds again on the whole.
 enum ReportCommand: FleetCommand {
     static let name = "report"
-    static let summary = "re-render a report from results.json (--baseline, --out, --history, --record)"
+    static let summary = "re-render a report from results.json, merging shards (--baseline, --out, --history, --record, --check)"
 
     static func run(_ arguments: [String], io: CommandIO) throws -> Int32 {
         var args = ArgumentReader(arguments)
@@ -14,15 +15,21 @@ enum ReportCommand: FleetCommand {
         let out = try args.option("out")
         let historyOption = try args.option("history")
         let record = args.flag("record")
-        let positional = try args.finish()
-        guard positional.count == 1 else {
-            throw UsageError(positional.isEmpty ? "expected a results file: fleet report RESULTS.json [--baseline RESULTS.json] [--out DIR]"
-                             : "expected one results file, got \(positional.count): \(positional.joined(separator: " "))")
+        let check = args.flag("check")
+        let files = try args.finish()
+        guard !files.isEmpty else {
+            throw UsageError("expected a results file: fleet report RESULTS.json… [--baseline RESULTS.json] [--out DIR]")
         }
-        let results = try load(positional[0])
+        var results = try load(files[0])
+        if files.count > 1 {
+            guard out != nil else { throw UsageError("merging \(files.count) shards needs --out DIR for the merged report") }
+            for f in files.dropFirst() { results.merge(try load(f)) }
+            results.reevaluateThresholds()
+            io.out("merged \(files.count) shards: \(results.requestTotals.requests) requests")
+        }
         let baseline = try baselinePath.map(load)
         // Re-rendering in place (next to results.json) is the default: the report stays with its data.
-        let directory = out ?? (positional[0] as NSString).deletingLastPathComponent.nilIfEmpty ?? "."
+        let directory = out ?? (files[0] as NSString).deletingLastPathComponent.nilIfEmpty ?? "."
         let historyPath = historyOption ?? HistoryStore.defaultPath
         var trend: [HistoryRow] = []
         if record || FileManager.default.fileExists(atPath: historyPath) {
@@ -35,8 +42,9 @@ enum ReportCommand: FleetCommand {
             }
         }
         let index = try ReportWriter.write(results, to: directory, baseline: baseline, history: trend)
+        for v in results.meta.thresholds where !v.passed { io.out("threshold failed: \(v.message)") }
         io.out("report: \(index)")
-        return ExitCode.success
+        return check && !results.meta.passed ? ExitCode.thresholdsFailed : ExitCode.success
     }
 
     /// A results file that cannot be read is bad input (exit 2), named with its problem.

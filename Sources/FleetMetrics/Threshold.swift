@@ -160,3 +160,20 @@ private struct ThresholdSource {
         }
     }
 }
+
+extension RunResults {
+    /// Judges the recorded thresholds again against these results (after merging shards, whose
+    /// verdicts were each judged on a part of the data). A rule that no longer parses keeps its
+    /// old verdict, marked failed, so it cannot pass unnoticed.
+    public mutating func reevaluateThresholds() {
+        meta.thresholds = meta.thresholds.map { old in
+            guard let rule = try? Threshold.parse(old.expression) else {
+                var v = old
+                v.passed = false
+                v.message = "\(old.metric) \(old.expression): cannot be parsed again"
+                return v
+            }
+            return rule.evaluate(metric: old.metric, in: self)
+        }
+    }
+}

@@ -64,6 +64,22 @@ final class ThresholdTests: XCTestCase {
         XCTAssertEqual(all.map(\.passed), [true, true, false])
     }
 
+    func testThresholdsAreJudgedAgainAfterAMerge() throws {
+        var a = results()
+        a.meta.thresholds = try Threshold.evaluateAll(["http_errors": ["rate < 0.02"]], in: a)
+        XCTAssertTrue(a.meta.passed, "1.5 % errors in the first shard")
+        let r = Recorder(startNanos: 0)
+        for _ in 0..<100 {
+            r.recordRequest("GET /home", intended: 0, actual: 0, end: 1_000_000, status: 503, errorCode: "unavailable",
+                            message: nil, breakdown: nil)
+        }
+        a.merge(r.snapshot(a.meta))
+        XCTAssertTrue(a.meta.passed, "merge leaves verdicts alone")
+        a.reevaluateThresholds()
+        XCTAssertFalse(a.meta.passed, "103 errors in 300 requests")
+        XCTAssertEqual(a.meta.thresholds[0].observed, 103.0 / 300.0, accuracy: 1e-12)
+    }
+
     func testGeneratorBehindIsReportedForLagAndDroppedArrivals() {
         let r = Recorder(startNanos: 0)
         for i in 0..<100 { r.recordLatency("x", intended: 0, actual: i < 5 ? 200_000_000 : 0, end: 300_000_000) }
