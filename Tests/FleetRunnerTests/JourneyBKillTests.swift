@@ -91,4 +91,27 @@ final class JourneyBKillTests: XCTestCase {
         let journeys = h.recorder.snapshot(.testing).journeys
         XCTAssertEqual(journeys.first { $0.journey == "killAndResume" }?.exits.first?.step, "resume_sheet")
     }
+
+    /// The profile's `kill_rate` reaches the daily quest: at 1 every user is killed somewhere on
+    /// the way and still ends with one settled session.
+    func testKillRateKillsDailyQuestUsersWhoStillSettleOnce() async throws {
+        let h = try JourneyBHarness()
+        defer { h.shutdown() }
+        let world = h.world(probabilities: ["dailyQuest.abandon": 0]) { $0.killRate = 1 }
+        let users = (0..<3).map { h.user(20 + $0, world: world, seed: 7 + UInt64($0)) }
+        let outcomes = await withTaskGroup(of: JourneyOutcome.self) { group in
+            for u in users { group.addTask { await h.walk(DailyQuest(), u).0 } }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        XCTAssertEqual(outcomes, [.completed, .completed, .completed])
+        for u in users {
+            let me = try await h.get("GET /me", "/me", as: u)
+            XCTAssertEqual(me["stats"]?["sessions_completed"]?.int, 1)
+        }
+        let results = h.recorder.snapshot(.testing)
+        XCTAssertGreaterThanOrEqual(results.counters["app_kills"] ?? 0, 2)
+        let funnel = results.journeys.first { $0.journey == "dailyQuest" }?.steps.map(\.step) ?? []
+        XCTAssertTrue(funnel.contains("relaunch"), funnel.joined(separator: ", "))
+    }
 }
+

@@ -57,6 +57,24 @@ final class JourneyBOfflineTests: XCTestCase {
         let attempts = try h.attempts(session: try await h.questSession(of: user))
         XCTAssertEqual(attempts.map(\.status), ["assessed", "assessed"])
     }
+    /// The profile's `offline_rate` reaches every recording loop: at 1 both rounds of a daily
+    /// quest are cut, resumed and assessed.
+    func testOfflineRateCutsEveryUploadOfADailyQuest() async throws {
+        let h = try JourneyBHarness()
+        defer { h.shutdown() }
+        let world = h.world(probabilities: ["dailyQuest.fetch_evidence": 0, "dailyQuest.rate_feedback": 0]) {
+            $0.offlineRate = 1
+            $0.offlineDuration = .constant(ms: 100)
+        }
+        let user = h.user(4, world: world)
+        let (outcome, trace) = await h.walk(DailyQuest(), user)
+        XCTAssertEqual(outcome, .completed, trace.entries.map(\.description).joined(separator: "\n"))
+        XCTAssertEqual(h.recorder.snapshot(.testing).counters["uploads_cut"], 2)
+        XCTAssertEqual(trace.entries.filter { $0.template == "PUT upload" }.map { $0.status == nil }, [true, false, true, false])
+        let attempts = try h.attempts(session: try await h.questSession(of: user))
+        XCTAssertEqual(attempts.map(\.status), ["assessed", "assessed"])
+    }
+
     /// Stored bytes that do not match the declared sha256: `400 upload_checksum_mismatch` → the
     /// same file is put once more → still mismatched → the round fails with that code.
     func testChecksumMismatchRePutsOnceThenFails() async throws {
