@@ -36,7 +36,7 @@ let package = Package(
         .target(name: "FleetReport", dependencies: ["FleetCore", "FleetMetrics", "FleetSQLite"]),
         .target(name: "FleetRunner", dependencies: ["FleetCore", "FleetHTTP", "FleetMetrics", "FleetClient",
                                                     "FleetJourneys", "FleetAudio", "FleetReport"]),
-        .target(name: "FleetCLI", dependencies: ["FleetCore", "FleetHTTP", "FleetMetrics", "FleetAudio",
+        .target(name: "FleetCLI", dependencies: ["FleetCore", "FleetHTTP", "FleetMetrics", "FleetAudio", "FleetJourneys",
                                                  "FleetStack", "FleetRunner", "FleetReport"]),
         .executableTarget(name: "fleet", dependencies: ["FleetCLI"]),
 

@@ -1,5 +1,6 @@
 import Dispatch
 import FleetCore
+import FleetJourneys
 import FleetRunner
 #if canImport(Glibc)
 import Glibc
@@ -43,10 +44,11 @@ public enum RunCommand: FleetCommand {
         options.allowRemote = allowRemote
         options.progressEveryS = isatty(1) != 0 ? 1 : 5
 
-        let recordings: CorpusRecordings
-        do { recordings = try CorpusRecordings.load(directory: profile.corpusDir) } catch {
-            io.err("\(profilePath): corpus.dir: \(error)")
-            return ExitCode.usage
+        let corpusDir = profile.corpusDir
+        let recordings: @Sendable () throws -> any RecordingSource = {
+            do { return try CorpusRecordings.load(directory: corpusDir) } catch {
+                throw RunInputError(description: "\(profilePath): corpus.dir: \(error)")
+            }
         }
         let session = RunSession(options: options, launcher: ChildProcessStackLauncher(executable: SelfExecutable.path()),
                                  recordings: recordings, say: io.out)
@@ -54,6 +56,9 @@ public enum RunCommand: FleetCommand {
             BlockingTask.run {
                 do {
                     return try await session.run().exitCode
+                } catch let e as RunInputError {
+                    io.err(e.description)
+                    return ExitCode.usage
                 } catch {
                     io.err("fleet run: \(error)")
                     return ExitCode.failure

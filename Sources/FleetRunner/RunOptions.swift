@@ -37,6 +37,12 @@ public struct RunError: Error, CustomStringConvertible {
     public init(_ d: String) { description = d }
 }
 
+/// Bad input found once the run had begun (the corpus): exit 2 like any other bad input.
+public struct RunInputError: Error, CustomStringConvertible {
+    public var description: String
+    public init(description: String) { self.description = description }
+}
+
 /// Loopback is the only place a test, a benchmark or CI may send load (127.0.0.0/8, ::1).
 public enum LoopbackGuard {
     public static func host(of url: String) -> String? {

@@ -12,17 +12,18 @@ import FleetMetrics
 public final class RunSession: @unchecked Sendable {
     public let options: RunOptions
     let launcher: any StackLauncher
-    let recordings: any RecordingSource
+    /// Loads the corpus; called after the target answered, so a wrong URL fails in seconds.
+    let loadRecordings: @Sendable () throws -> any RecordingSource
     let say: @Sendable (String) -> Void
     let control = RunControl()
     private let lock = Lock()
     private var interrupts = 0
 
-    public init(options: RunOptions, launcher: any StackLauncher, recordings: any RecordingSource,
+    public init(options: RunOptions, launcher: any StackLauncher, recordings: @escaping @Sendable () throws -> any RecordingSource,
                 say: @escaping @Sendable (String) -> Void) {
         self.options = options
         self.launcher = launcher
-        self.recordings = recordings
+        self.loadRecordings = recordings
         self.say = say
     }
 
@@ -67,6 +68,8 @@ public final class RunSession: @unchecked Sendable {
         let engine = try HTTPEngine(configuration: engineConfig)
         defer { engine.shutdown() }
         try await Preflight.check(base: base, engine: engine, timeoutS: options.reachTimeoutS)
+        let recordings: any RecordingSource
+        do { recordings = try loadRecordings() } catch { throw RunInputError(description: "\(error)") }
 
         var clientSettings = ClientSettings(baseURL: base)
         clientSettings.appVersion = profile.client.appVersion

@@ -6,6 +6,7 @@ import FleetMetrics
 enum Verdict {
     static func apply(profile: Profile, to results: RunResults) -> RunResults {
         var r = results
+        r.meta.lagBoundMicros = Int64(profile.maxLagMs * 1000)
         let behind = r.generatorBehindReasons(lagP99BoundMicros: Int64(profile.maxLagMs * 1000))
         r.meta.notes.insert(contentsOf: behind.map { "generator fell behind: \($0)" }, at: 0)
         // The profile was validated, so every rule parses; evaluation cannot fail on syntax here.
