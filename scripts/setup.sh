@@ -6,7 +6,7 @@ set -euo pipefail
 
 need=(pkg-config libcurl4-openssl-dev libsqlite3-dev libsndfile1-dev sqlite3)
 if [ "${1:-}" = "test" ]; then
-  need+=(chromium python3-pip)
+  need+=(chromium curl)
 fi
 
 missing=()
