@@ -8,26 +8,31 @@ public struct KillAndResume: Journey {
     public let name = "killAndResume"
     /// The step the app dies in; nil draws one per user from `killSteps`.
     public let killStep: String?
+    /// The kill lands uniformly within this many ms after the step is reached (0: at once, so
+    /// inside the step's first request).
+    public let killWindowMs: Double
 
     /// Steps of the quest where a kill is interesting: between requests, inside uploads, while
     /// polling, while settling. The kill lands up to `killWindowMs` after the step is reached.
     public static let killSteps = ["create_session", "reading_complete", "round1_record", "round1_upload", "round1_submit",
                                    "round1_processing", "feedback", "round2_record", "round2_upload", "round2_submit",
                                    "round2_processing", "complete"]
-    public static let killWindowMs = 150.0
+    public static let defaultKillWindowMs = 150.0
 
-    public init(killStep: String? = nil) {
+    public init(killStep: String? = nil, killWindowMs: Double = KillAndResume.defaultKillWindowMs) {
         self.killStep = killStep
+        self.killWindowMs = killWindowMs
     }
 
     public func walk(_ user: VirtualUser) async throws(JourneyStop) {
-        try await Self.killedWalk(user, at: killStep)
+        try await Self.killedWalk(user, at: killStep, withinMs: killWindowMs)
     }
 
     /// The quest with a kill armed at `step` (or a random one), then the relaunch and resume.
-    static func killedWalk(_ user: VirtualUser, at step: String? = nil) async throws(JourneyStop) {
+    static func killedWalk(_ user: VirtualUser, at step: String? = nil,
+                           withinMs window: Double = defaultKillWindowMs) async throws(JourneyStop) {
         let chosen = step ?? killSteps[min(killSteps.count - 1, Int(user.random.unit() * Double(killSteps.count)))]
-        let killed = try await user.runKillable(killAt: chosen, withinMs: killWindowMs) { u throws(JourneyStop) in
+        let killed = try await user.runKillable(killAt: chosen, withinMs: window) { u throws(JourneyStop) in
             try await DailyQuest.quest(u)
         }
         guard killed else { return }

@@ -8,14 +8,14 @@ import XCTest
 final class JourneyBKillTests: XCTestCase {
     static let resumeProbabilities = ["killAndResume.abandon": 0.0, "killAndResume.fetch_evidence": 1, "killAndResume.rate_feedback": 1]
 
-    /// Killed during round 2's upload: the relaunch signs in from the keychain (no new auth), drains
-    /// the upload queue if the take was still in it, shows the resume sheet, polls round 2 and
-    /// settles exactly once.
+    /// Killed the instant round 2's upload starts: the relaunch signs in from the keychain (no new
+    /// auth), drains the upload queue (same key: the same attempt, a fresh URL), shows the resume
+    /// sheet, polls round 2 and settles exactly once.
     func testKilledDuringRound2UploadResumesAndSettlesOnce() async throws {
         let h = try JourneyBHarness()
         defer { h.shutdown() }
         let user = h.user(1, world: h.world(probabilities: Self.resumeProbabilities))
-        let (outcome, trace) = await h.walk(KillAndResume(killStep: "round2_upload"), user)
+        let (outcome, trace) = await h.walk(KillAndResume(killStep: "round2_upload", killWindowMs: 0), user)
         let log = trace.entries.map(\.description).joined(separator: "\n")
         XCTAssertEqual(outcome, .completed, log)
         XCTAssertEqual(h.recorder.snapshot(.testing).counters["app_kills"], 1, log)
@@ -27,7 +27,7 @@ final class JourneyBKillTests: XCTestCase {
         let tail = Array(t[(relaunch + 1)...])
         let resume = ["GET /home", "GET /sessions/{id}", "GET /attempts/{id}", "POST /sessions/{id}/complete", "GET /home"]
         let drained = ["POST /sessions/{id}/attempts", "PUT upload", "POST /attempts/{id}/submit"]
-        XCTAssertTrue(tail == resume || tail == drained + resume, "after the relaunch:\n\(tail.joined(separator: "\n"))")
+        XCTAssertEqual(tail, drained + resume, "after the relaunch:\n\(tail.joined(separator: "\n"))")
         XCTAssertTrue(user.device.uploadQueue.isEmpty)
         XCTAssertNil(user.device.pendingSettlement)
 
