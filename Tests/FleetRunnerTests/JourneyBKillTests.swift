@@ -113,5 +113,34 @@ final class JourneyBKillTests: XCTestCase {
         let funnel = results.journeys.first { $0.journey == "dailyQuest" }?.steps.map(\.step) ?? []
         XCTAssertTrue(funnel.contains("relaunch"), funnel.joined(separator: ", "))
     }
+
+    /// Flow 4 step 3: the app died after `POST /complete` went out but before the settlement came
+    /// back; on relaunch it replays with the same key and gets the same settlement, `replayed: true`,
+    /// with nothing changed (XP, counts) and the replay kept out of `settlement`.
+    func testRelaunchReplaysAnUnseenSettlement() async throws {
+        let h = try JourneyBHarness()
+        defer { h.shutdown() }
+        let user = h.user(30, world: h.world(probabilities: ["fetch_evidence": 0]))
+        try await user.launch()
+        let home = try await user.openHome()
+        let session = try await user.startSession(articleId: XCTUnwrap(home.questArticleId), kind: "daily")
+        let played = try await user.playSession(session)
+        let first = try XCTUnwrap(played)
+        XCTAssertFalse(first.replayed)
+        let xpBefore = try await h.get("GET /me", "/me", as: user)["stats"]?["xp"]?.int
+
+        user.device.pendingSettlement = session.id  // as if the response had been lost with the app
+        let replayed = try await user.relaunch()
+        let replay = try XCTUnwrap(replayed)
+        XCTAssertTrue(replay.replayed)
+        XCTAssertEqual(replay.canonical, first.canonical, "a replay is the first settlement apart from `replayed`")
+        XCTAssertNil(user.device.pendingSettlement)
+        let me = try await h.get("GET /me", "/me", as: user)
+        XCTAssertEqual(me["stats"]?["xp"]?.int, xpBefore)
+        XCTAssertEqual(me["stats"]?["sessions_completed"]?.int, 1)
+        let results = h.recorder.snapshot(.testing)
+        XCTAssertEqual(results.metric("settlement")?.corrected.count, 1)
+        XCTAssertEqual(results.metric("settlement_replay")?.corrected.count, 1)
+    }
 }
 
