@@ -2,7 +2,7 @@ import CSndfile
 
 /// The encodings the bench writes with libsndfile (tests, synthetic clips).
 public enum AudioEncoding: String, Sendable, Codable, CaseIterable {
-    case wavPCM16, flac, oggVorbis, oggOpus
+    case wavPCM16, flac, oggVorbis, oggOpus, mp3
 
     var sndfileFormat: Int32 {
         switch self {
@@ -10,6 +10,7 @@ public enum AudioEncoding: String, Sendable, Codable, CaseIterable {
         case .flac: return Int32(SF_FORMAT_FLAC | SF_FORMAT_PCM_16)
         case .oggVorbis: return Int32(SF_FORMAT_OGG | SF_FORMAT_VORBIS)
         case .oggOpus: return Int32(SF_FORMAT_OGG | SF_FORMAT_OPUS)
+        case .mp3: return Int32(SF_FORMAT_MPEG | SF_FORMAT_MPEG_LAYER_III)
         }
     }
 
@@ -18,6 +19,7 @@ public enum AudioEncoding: String, Sendable, Codable, CaseIterable {
         case .wavPCM16: return .wav
         case .flac: return .flac
         case .oggVorbis, .oggOpus: return .ogg
+        case .mp3: return .mp3
         }
     }
 }

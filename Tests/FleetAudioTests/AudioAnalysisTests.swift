@@ -42,6 +42,8 @@ final class AudioAnalysisTests: XCTestCase {
         XCTAssertEqual(try verdict(Synth.speechLike(seconds: 2), as: .oggOpus, declared: "audio/opus").quality, .ok)
         XCTAssertEqual(try verdict(Synth.speechLike(seconds: 2), as: .oggOpus, declared: "Audio/Ogg; codecs=opus").quality, .ok)
         XCTAssertEqual(try verdict(Synth.speechLike(seconds: 2), as: .wavPCM16, declared: "audio/x-wav").quality, .ok)
+        XCTAssertEqual(try verdict(Synth.speechLike(seconds: 2), as: .mp3, declared: "audio/mpeg").quality, .ok)
+        XCTAssertEqual(try verdict(Synth.speechLike(seconds: 2), as: .mp3, declared: "audio/flac").quality, .format_mismatch)
     }
 
     func testUnderOneSecondIsTooShortEvenWhenSilent() throws {

@@ -6,6 +6,7 @@ final class AudioDecoderTests: XCTestCase {
     func testRoundTripsEveryEncodingWithItsContainerAndSubtype() throws {
         let cases: [(AudioEncoding, AudioContainer, String)] = [
             (.wavPCM16, .wav, "pcm16"), (.flac, .flac, "pcm16"), (.oggVorbis, .ogg, "vorbis"), (.oggOpus, .ogg, "opus"),
+            (.mp3, .mp3, "mp3"),
         ]
         let source = Synth.sine(seconds: 2, amplitude: 0.5)
         for (encoding, container, subtype) in cases {
