@@ -83,17 +83,17 @@ final class AppAuthTests: XCTestCase {
     }
 
     func testExpiredAccessTokenIsTokenExpiredAndRefreshRenewsIt() throws {
-        let app = try AppStack { $0.accessTokenLifetimeS = 1 }
+        let app = try AppStack { $0.accessTokenLifetimeS = 60 }
         let u = try app.signIn()
         XCTAssertEqual(try app.call("GET", "/me", token: u.token).status, 200)
-        Thread.sleep(forTimeInterval: 2.05)
+        app.clock.advance(ms: 61_000)
         let expired = try app.call("GET", "/me", token: u.token)
         XCTAssertEqual(expired.status, 401)
         XCTAssertEqual(expired.errorCode, "token_expired")
         let r = try app.call("POST", "/auth/refresh", json: ["refresh_token": .string(u.refresh)])
         XCTAssertEqual(r.status, 200, r.text)
         XCTAssertEqual(r.json["user_id"]?.string, u.id)
-        XCTAssertEqual(r.json["expires_in"]?.int, 1)
+        XCTAssertEqual(r.json["expires_in"]?.int, 60)
         let fresh = try XCTUnwrap(r.json["access_token"]?.string)
         XCTAssertEqual(try app.call("GET", "/me", token: fresh).status, 200)
     }
