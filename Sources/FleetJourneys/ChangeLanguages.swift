@@ -74,7 +74,7 @@ public struct ChangeLanguages: Journey {
                           message: "session \(session.id) was \(session.language), now \(now.language)")
         }
         if user.decide("finish_session", default: 0.3) {
-            try await user.practise(now)
+            try await user.playSession(now, micGrant: VirtualUser.practiceMicGrant)
         }
     }
 

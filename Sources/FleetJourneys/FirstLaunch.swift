@@ -47,7 +47,8 @@ public struct FirstLaunch: Journey {
         guard let quest = home.questArticleId else { throw .failed(step: "home_first_time", code: "no_quest", message: "home has no quest") }
         if user.decide("start_first_session", default: 0.3) {
             try await user.think("home")
-            try await user.practise(try await user.startSession(articleId: quest, kind: "daily"))
+            try await user.playSession(try await user.startSession(articleId: quest, kind: "daily"),
+                                        micGrant: VirtualUser.practiceMicGrant)
             _ = try await user.openHome()
         }
     }

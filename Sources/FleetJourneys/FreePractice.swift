@@ -49,11 +49,13 @@ public struct FreePractice: Journey {
         let fresh = unlocked.filter { $0.bestOverall == nil }
         let article = (fresh.isEmpty ? unlocked : fresh)[Int(user.random.next() % UInt64((fresh.isEmpty ? unlocked : fresh).count))]
 
-        let first = try await user.practise(try await user.startSession(articleId: article.id, kind: "free"))
+        let first = try await user.playToSettlement(try await user.startSession(articleId: article.id, kind: "free"),
+                                                   micGrant: VirtualUser.practiceMicGrant)
         guard user.decide("repeat", default: 0.3) else { return }
         user.reach("repeat")
         try await user.think("library")
-        let again = try await user.practise(try await user.startSession(articleId: article.id, kind: "free"))
+        let again = try await user.playToSettlement(try await user.startSession(articleId: article.id, kind: "free"),
+                                                   micGrant: VirtualUser.practiceMicGrant)
         // Only a first settlement that was itself undiscounted (the article never completed before) is a fair baseline.
         if article.bestOverall == nil, again.xpAwarded >= first.xpAwarded, first.xpAwarded > 0 {
             throw .failed(step: "repeat", code: "repeat_discount_missing",

@@ -27,7 +27,7 @@ public struct PermissionDenied: Journey {
         // Denied now (first prompt) or earlier (revoked in Settings): the same screen either way.
         if try await user.tapMicrophone(grant: false) { user.device.micPermission = .denied }
         _ = try await user.permissionDeniedScreen()
-        try await user.practise(session)
+        try await user.playSession(session, micGrant: VirtualUser.practiceMicGrant)
         _ = try await user.openHome()
     }
 }

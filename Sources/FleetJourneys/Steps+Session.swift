@@ -29,15 +29,20 @@ enum SessionStep: Equatable {
     }
 }
 
-/// The body of a session from any stage to its settlement, shared by the daily quest, resume after
-/// a kill, offline upload and expiry.
+/// The body of a session from any stage to its settlement, shared by every journey that practises:
+/// the daily quest, resume after a kill, offline upload, expiry, first launch's first session,
+/// free practice, permission denied and change languages.
 extension VirtualUser {
     /// Plays `session` from its stage to settlement: read, round 1, feedback, round 2, complete.
     /// A `409 stage_precondition` anywhere refetches the session and routes by its stage again
     /// (flow 2 step 6, flow 4 step 2). `cutRound` loses the network during that round's upload.
+    /// `micGrant`, when given, taps the microphone before each round (flow 5: the first tap asks,
+    /// answered "Allow" with that probability; a denial shows the permission-denied screen);
+    /// nil records at once, as for a user whose microphone was settled before this session.
     /// Returns nil for a diagnostic (one round; it completes itself when assessed).
     @discardableResult
-    public func playSession(_ start: SessionInfo, cutRound: Int? = nil) async throws(JourneyStop) -> SettlementInfo? {
+    public func playSession(_ start: SessionInfo, cutRound: Int? = nil,
+                            micGrant: Double? = nil) async throws(JourneyStop) -> SettlementInfo? {
         var session = start
         guard var next = SessionStep(session) else {
             throw .failed(step: step, code: "unknown_stage", message: "session \(session.id) has stage '\(session.stage)'")
@@ -57,9 +62,14 @@ extension VirtualUser {
                     if next == .read { next = .record(1) }
                 case let .record(round):
                     if round == 2 { try await think("compress") }
-                    let attempt = cutRound == round
-                        ? try await recordRound(session: session, round: round, cutUpload: true)
-                        : try await recordRoundRecovering(session: session, round: round)
+                    let attempt: AttemptInfo
+                    if cutRound == round {
+                        attempt = try await recordRound(session: session, round: round, cutUpload: true)
+                    } else if let micGrant {
+                        attempt = try await recordWithPermission(session: session, round: round, grantDefault: micGrant)
+                    } else {
+                        attempt = try await recordRoundRecovering(session: session, round: round)
+                    }
                     guard let after = try await afterAssessed(attempt, round: round, kind: session.kind, &assessedSeen) else { return nil }
                     next = after
                 case let .processing(round):

@@ -6,9 +6,12 @@ import XCTest
 
 /// Flows 3 (free practice) and 5 (microphone denied) against the embedded stack.
 final class JourneyALibraryTests: XCTestCase {
+    /// A session's requests with flow 2's feedback screen after round 1 (the exemplar; evidence
+    /// audio and rating are left to the tests that pin them).
     static let session = [
         "POST /sessions", "POST /sessions/{id}/reading-complete",
         "POST /sessions/{id}/attempts", "PUT upload", "POST /attempts/{id}/submit", "GET /attempts/{id}",
+        "GET /attempts/{id}/exemplar",
         "POST /sessions/{id}/attempts", "PUT upload", "POST /attempts/{id}/submit", "GET /attempts/{id}",
         "POST /sessions/{id}/complete",
     ]
@@ -19,7 +22,7 @@ final class JourneyALibraryTests: XCTestCase {
         let h = try JourneyBHarness()
         defer { h.shutdown() }
         let p = ["freePractice.filter_language": 1.0, "freePractice.filter_topic": 0, "freePractice.tap_locked": 1,
-                 "freePractice.repeat": 1]
+                 "freePractice.repeat": 1, "freePractice.fetch_evidence": 0, "freePractice.rate_feedback": 0]
         let user = h.user(1, world: h.world(probabilities: p), cohort: "subscriber")
         let (outcome, trace) = await h.walk(FreePractice(), user)
         XCTAssertEqual(outcome, .completed, "\(String(describing: h.exit(of: "freePractice")))\n\(trace.dump)")
@@ -58,11 +61,15 @@ final class JourneyALibraryTests: XCTestCase {
     func testPermissionDeniedThenGrantedInSettingsRecordsNormally() async throws {
         let h = try JourneyBHarness()
         defer { h.shutdown() }
-        let p = ["permissionDenied.open_settings": 1.0, "permissionDenied.grant_in_settings": 1]
+        let p = ["permissionDenied.open_settings": 1.0, "permissionDenied.grant_in_settings": 1,
+                 "permissionDenied.fetch_evidence": 0, "permissionDenied.rate_feedback": 1]
         let user = h.user(3, world: h.world(probabilities: p), cohort: "subscriber")
         let (outcome, trace) = await h.walk(PermissionDenied(), user)
         XCTAssertEqual(outcome, .completed, trace.dump)
-        XCTAssertEqual(trace.collapsedTemplates, ["POST /auth/anonymous", "GET /config", "GET /home"] + Self.session + ["GET /home"],
+        // The session runs as flow 2's (feedback rated after round 1), as every journey's does.
+        var session = Self.session
+        session.insert("POST /assessments/{id}/feedback", at: session.firstIndex(of: "GET /attempts/{id}/exemplar")! + 1)
+        XCTAssertEqual(trace.collapsedTemplates, ["POST /auth/anonymous", "GET /config", "GET /home"] + session + ["GET /home"],
                        trace.dump)
         let steps = h.recorder.snapshot(RunMetadata.testing).journeys.first { $0.journey == "permissionDenied" }?.steps.map(\.step) ?? []
         let denied = try XCTUnwrap(steps.firstIndex(of: "permission_denied"))
