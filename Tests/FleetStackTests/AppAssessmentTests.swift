@@ -5,7 +5,7 @@ import FleetCore
 /// The assessment pipeline as polls see it, over HTTP.
 final class AppAssessmentTests: XCTestCase {
     func testAttemptWalksEveryStageToAssessedAndOpensRound2() throws {
-        let app = try AppStack { $0.assessmentMedianMs = 300; $0.workers = 1 }
+        let app = try AppStack { $0.assessmentMedianMs = 800; $0.workers = 1 }
         let u = try app.signIn()
         let s = try app.startSession(u)
         let a = try app.record(u, session: s, round: 1, clip: AppClips.speech())
@@ -17,7 +17,7 @@ final class AppAssessmentTests: XCTestCase {
         XCTAssertEqual(last["session_id"]?.string, s)
         let submitted = try XCTUnwrap(APITime.parse(last["submitted_at"]?.string ?? ""))
         let assessed = try XCTUnwrap(APITime.parse(last["assessed_at"]?.string ?? ""))
-        XCTAssertGreaterThanOrEqual(assessed - submitted, 250, "service time ≈ the 300 ms median (sigma 0)")
+        XCTAssertGreaterThanOrEqual(assessed - submitted, 790, "service time = the 800 ms median (sigma 0)")
         let asm = try XCTUnwrap(last["assessment"])
         for score in [asm["overall"], asm["dimensions"]?["fluency"], asm["dimensions"]?["pronunciation"], asm["dimensions"]?["completeness"]] {
             let v = try XCTUnwrap(score?.int)
