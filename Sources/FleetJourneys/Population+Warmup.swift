@@ -1,6 +1,5 @@
 import FleetClient
 import FleetCore
-import FleetHTTP
 
 /// The warm-up steps: plain API calls with no think time and no journey metrics.
 ///
@@ -104,12 +103,11 @@ struct Warmup {
                                                            round: round, classMix: ["speech": 1], random: &random) else {
                     throw Failure(step: step, code: "no_recording")
                 }
+                let attemptKey = Hex.encode(key())
                 let ticket = try need(await client.createAttempt(
                     session: current.id, round: round, sha256: rec.sha256, sizeBytes: rec.sizeBytes, contentType: rec.contentType,
-                    durationMs: min(rec.durationMs, 90_000), key: Hex.encode(key()), c, intended: MonotonicClock.now(), random: &random))
-                _ = try need(await client.upload(url: ticket.url, method: ticket.method,
-                                                 headers: ticket.headers.map { HTTPHeader($0.0, $0.1) }, body: rec.body,
-                                                 intended: MonotonicClock.now()))
+                    durationMs: min(rec.durationMs, 90_000), key: attemptKey, c, intended: MonotonicClock.now(), random: &random))
+                try await upload(ticket, session: current.id, round: round, recording: rec, key: attemptKey)
                 var a = try need(await client.submit(attempt: ticket.attemptId, c, intended: MonotonicClock.now(), random: &random))
                 a = try await pollUntilTerminal(a)
                 if a.status == "failed", a.retryable {
@@ -119,6 +117,26 @@ struct Warmup {
                 assessed = a.status == "assessed"
             }
             guard assessed else { throw Failure(step: step, code: "not_assessed") }
+        }
+    }
+
+    /// The recording steps' `PUT` (`putUpload`): a URL refused as expired is presigned again under
+    /// the attempt's own key and put once more. It runs on the user with the warm-up's generator
+    /// swapped in (and swapped back), so the warm-up still leaves the journey's decisions alone;
+    /// a stop (the run's end, a kill) comes back as `interrupted`.
+    private mutating func upload(_ ticket: UploadTicket, session: String, round: Int, recording rec: Recording,
+                                 key: String) async throws(Failure) {
+        let own = user.random
+        user.random = random
+        user.nextIntended = MonotonicClock.now()  // warm-up calls are meant to go out now, as the others here
+        defer {
+            random = user.random
+            user.random = own
+        }
+        do throws(JourneyStop) {
+            try await user.putUpload(ticket, session: session, round: round, recording: rec, key: key)
+        } catch {
+            throw Failure(step: step, code: error.code ?? "failed")
         }
     }
 
