@@ -1,6 +1,6 @@
 import FleetClient
 import FleetCore
-import FleetJourneys
+@testable import FleetJourneys
 import FleetMetrics
 import XCTest
 
@@ -73,6 +73,37 @@ final class JourneyBOfflineTests: XCTestCase {
         XCTAssertEqual(trace.entries.filter { $0.template == "PUT upload" }.map { $0.status == nil }, [true, false, true, false])
         let attempts = try h.attempts(session: try await h.questSession(of: user))
         XCTAssertEqual(attempts.map(\.status), ["assessed", "assessed"])
+    }
+
+    /// The PUT step the journeys and the cohort warm-up share (`putUpload`): a URL that expired
+    /// before the PUT is refused (`403`), presigned again under the same key — the same attempt —
+    /// and put once more; the take is then accepted and the session holds one attempt for the round.
+    func testExpiredURLIsPresignedAgainUnderTheSameKeyAndPutOnce() async throws {
+        let h = try JourneyBHarness { $0.uploadURLLifetimeS = 1 }
+        defer { h.shutdown() }
+        let user = h.user(5, world: h.world())
+        try await user.launch()
+        let home = try await user.openHome()
+        let quest = try XCTUnwrap(home.questArticleId)
+        var session = try await user.startSession(articleId: quest, kind: "daily")
+        session = try user.expect(await user.client.readingComplete(session.id, user.credentials, intended: user.nextIntended,
+                                                                     random: &user.random))
+        let rec = h.recordings.recording, key = user.newKey()
+        let trace = RequestTrace()
+        try await RequestScope.$trace.withValue(trace) {
+            let stale = try await user.requestUpload(session: session.id, round: 1, recording: rec, key: key)
+            let expires = try XCTUnwrap(stale.expiresAtMillis)
+            try await Task.sleep(nanoseconds: UInt64(max(0, expires - WallClock.nowMillis()) + 300) * 1_000_000)
+            try await user.putUpload(stale, session: session.id, round: 1, recording: rec, key: key)
+            let accepted = try user.expect(await user.client.submit(attempt: stale.attemptId, user.credentials,
+                                                                    intended: user.nextIntended, random: &user.random))
+            XCTAssertEqual(accepted.id, stale.attemptId)
+        }
+        XCTAssertEqual(trace.templates, ["POST /sessions/{id}/attempts", "PUT upload", "POST /sessions/{id}/attempts", "PUT upload",
+                                         "POST /attempts/{id}/submit"], trace.dump)
+        XCTAssertEqual(trace.entries[1].status, 403, trace.dump)
+        XCTAssertTrue((200..<300).contains(trace.entries[3].status ?? 0), trace.dump)
+        XCTAssertEqual(try h.attempts(session: session.id).map(\.round), [1], "the same key made no second attempt")
     }
 
     /// Stored bytes that do not match the declared sha256: `400 upload_checksum_mismatch` → the
