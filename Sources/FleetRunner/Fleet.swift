@@ -60,10 +60,9 @@ public final class Fleet: Sendable {
         let scenario = profile.scenarios[s]
         let stream = Self.stream(scenario: s, local: local)
         var pick = SeededRandom(seed: profile.seed ^ 0x5EED_C0DE, stream: stream)
-        let journeyNames = scenario.journeys.keys.sorted()
-        let journey = JourneyCatalog.all[journeyNames[pick.weightedIndex(journeyNames.map { scenario.journeys[$0]! })]]!
-        let cohortNames = scenario.cohorts.keys.sorted()
-        let cohort = cohortNames[pick.weightedIndex(cohortNames.map { scenario.cohorts[$0]! })]
+        // Without `journeys` in the scenario each cohort walks its default mix.
+        let (journeyName, cohort) = Population.pick(journeys: scenario.journeys, cohorts: scenario.cohorts, random: &pick)
+        let journey = JourneyCatalog.all[journeyName]!
         let device = Device(credentials: UserIdentity.make(&pick))
         let user = VirtualUser(index: Int(stream), seed: profile.seed, world: world, device: device, cohort: cohort, start: intended)
         world.recorder.recordLatency("user_start", intended: intended, actual: MonotonicClock.now(), end: MonotonicClock.now())

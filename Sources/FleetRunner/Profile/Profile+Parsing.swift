@@ -138,7 +138,11 @@ extension Profile {
                 r.issue("\(p).start_s", "must be < duration_s (\(cap)): no user of this scenario could ever start")
             }
             let model = WorkloadModelConfig.parse(so["model"], path: "\(p).model", reader: r)
-            let journeys = r.weights(so, "journeys", p, allowed: Set(JourneyCatalog.all.keys), required: true)
+            // `journeys` may be left out when `cohorts` is given: then `journeys` is empty and each
+            // cohort walks its default mix (`Population.defaultJourneyWeights`).
+            let cohortsGiven = !(so["cohorts"]?.isNull ?? true)
+            let journeys = r.weights(so, "journeys", p, allowed: Set(JourneyCatalog.all.keys), required: !cohortsGiven)
+                ?? (cohortsGiven ? [:] : nil)
             let cohorts = r.weights(so, "cohorts", p, allowed: JourneyCatalog.cohorts) ?? ["new": 1]
             if let model, let journeys {
                 out.append(Scenario(name: name, startS: start, model: model, journeys: journeys, cohorts: cohorts))
