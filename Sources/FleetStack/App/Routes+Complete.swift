@@ -132,7 +132,7 @@ extension StackApp {
                 return
             }
             let write = ctx
-            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(20)) {
+            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(150)) {  // wide enough that racing completes overlap even on a loaded machine
                 self.dbQueue.async {
                     do { try self.applySettlement(plan, write) } catch {
                         return respond(Reply.error(.internalError("\(error)")).response)
