@@ -22,17 +22,17 @@ extension APIClient {
 
     public func createSession(articleId: String, kind: String, key: String, _ c: Credentials, intended: UInt64,
                               random: inout SeededRandom) async -> Result<SessionInfo, APIError> {
-        await typed("POST /sessions", path: "/sessions", body: ["article_id": .string(articleId), "kind": .string(kind)],
-                    key: key, c, intended, &random, SessionInfo.init)
+        await typedCall("POST /sessions", path: "/sessions", body: ["article_id": .string(articleId), "kind": .string(kind)],
+                        key: key, c, intended, &random, SessionInfo.init)
     }
 
     public func session(_ id: String, _ c: Credentials, intended: UInt64, random: inout SeededRandom) async -> Result<SessionInfo, APIError> {
-        await typed("GET /sessions/{id}", path: "/sessions/\(id)", body: nil, key: nil, c, intended, &random, SessionInfo.init)
+        await typedCall("GET /sessions/{id}", path: "/sessions/\(id)", c, intended, &random, SessionInfo.init)
     }
 
     public func readingComplete(_ id: String, _ c: Credentials, intended: UInt64, random: inout SeededRandom) async -> Result<SessionInfo, APIError> {
-        await typed("POST /sessions/{id}/reading-complete", path: "/sessions/\(id)/reading-complete", body: nil, key: nil,
-                    c, intended, &random, SessionInfo.init)
+        await typedCall("POST /sessions/{id}/reading-complete", path: "/sessions/\(id)/reading-complete",
+                        c, intended, &random, SessionInfo.init)
     }
 
     /// `POST /sessions/{id}/attempts`: declares the recording and returns where to upload it.
@@ -40,27 +40,27 @@ extension APIClient {
                               key: String, _ c: Credentials, intended: UInt64, random: inout SeededRandom) async -> Result<UploadTicket, APIError> {
         let body: JSONValue = ["round": .number(Double(round)), "sha256": .string(sha256), "size_bytes": .number(Double(sizeBytes)),
                                "content_type": .string(contentType), "duration_ms": .number(Double(durationMs))]
-        return await typed("POST /sessions/{id}/attempts", path: "/sessions/\(session)/attempts", body: body, key: key,
-                           c, intended, &random, UploadTicket.init)
+        return await typedCall("POST /sessions/{id}/attempts", path: "/sessions/\(session)/attempts", body: body, key: key,
+                               c, intended, &random, UploadTicket.init)
     }
 
     public func submit(attempt: String, _ c: Credentials, intended: UInt64, random: inout SeededRandom) async -> Result<AttemptInfo, APIError> {
-        await typed("POST /attempts/{id}/submit", path: "/attempts/\(attempt)/submit", body: nil, key: nil, c, intended, &random,
-                    AttemptInfo.init)
+        await typedCall("POST /attempts/{id}/submit", path: "/attempts/\(attempt)/submit", c, intended, &random,
+                        AttemptInfo.init)
     }
 
     public func attempt(_ id: String, _ c: Credentials, intended: UInt64, random: inout SeededRandom) async -> Result<AttemptInfo, APIError> {
-        await typed("GET /attempts/{id}", path: "/attempts/\(id)", body: nil, key: nil, c, intended, &random, AttemptInfo.init)
+        await typedCall("GET /attempts/{id}", path: "/attempts/\(id)", c, intended, &random, AttemptInfo.init)
     }
 
     /// `POST /sessions/{id}/complete` with the session id as Idempotency-Key (API.md).
     public func complete(session: String, _ c: Credentials, intended: UInt64, random: inout SeededRandom) async -> Result<SettlementInfo, APIError> {
-        await typed("POST /sessions/{id}/complete", path: "/sessions/\(session)/complete", body: nil, key: session,
-                    c, intended, &random, SettlementInfo.init)
+        await typedCall("POST /sessions/{id}/complete", path: "/sessions/\(session)/complete", key: session,
+                        c, intended, &random, SettlementInfo.init)
     }
 
     public func home(_ c: Credentials, intended: UInt64, random: inout SeededRandom) async -> Result<HomeInfo, APIError> {
-        await typed("GET /home", path: "/home", body: nil, key: nil, c, intended, &random) { HomeInfo($0) }
+        await typedCall("GET /home", path: "/home", c, intended, &random) { HomeInfo($0) }
     }
 
     public func config(_ c: Credentials, intended: UInt64, random: inout SeededRandom) async -> Result<JSONValue, APIError> {
@@ -71,17 +71,15 @@ extension APIClient {
         await call("GET /me", path: "/me", credentials: c, intended: intended, random: &random).map(\.body)
     }
 
-    private func typed<T>(_ template: String, path: String, body: JSONValue?, key: String?, _ c: Credentials,
-                          _ intended: UInt64, _ random: inout SeededRandom, _ make: (JSONValue) -> T?) async -> Result<T, APIError> {
+    /// A call whose 2xx body becomes `T`; a body lacking what `make` needs is `bad_response`.
+    func typedCall<T>(_ template: String, path: String, body: JSONValue? = nil, key: String? = nil, _ c: Credentials,
+                      _ intended: UInt64, _ random: inout SeededRandom, _ make: (JSONValue) -> T?) async -> Result<T, APIError> {
         let r = await call(template, path: path, body: body, idempotencyKey: key, credentials: c, intended: intended, random: &random)
-        switch r {
-        case let .success(resp):
+        return r.flatMap { resp in
             guard let v = make(resp.body) else {
-                return .failure(.badResponse("\(template): response lacks required fields", status: resp.status))
+                return .failure(.badResponse("\(template): response lacks the fields of \(T.self)", status: resp.status))
             }
             return .success(v)
-        case let .failure(e):
-            return .failure(e)
         }
     }
 }

@@ -5,20 +5,13 @@ import FleetCore
 extension APIClient {
     /// `GET /attempts/{id}/exemplar` → `{status: pending|ready|failed, text?, audio_url?}`.
     public func exemplar(attempt: String, _ c: Credentials, intended: UInt64, random: inout SeededRandom) async -> Result<ExemplarInfo, APIError> {
-        await call("GET /attempts/{id}/exemplar", path: "/attempts/\(attempt)/exemplar", credentials: c, intended: intended,
-                   random: &random).flatMap { r in
-            ExemplarInfo(r.body).map(Result.success)
-                ?? .failure(.badResponse("GET /attempts/{id}/exemplar: no status", status: r.status))
-        }
+        await typedCall("GET /attempts/{id}/exemplar", path: "/attempts/\(attempt)/exemplar", c, intended, &random,
+                        ExemplarInfo.init)
     }
 
     /// `GET /attempts/{id}/audio` → `{url, expires_at}`; `410 gone` once the recording expired.
     public func evidenceAudio(attempt: String, _ c: Credentials, intended: UInt64, random: inout SeededRandom) async -> Result<EvidenceAudio, APIError> {
-        await call("GET /attempts/{id}/audio", path: "/attempts/\(attempt)/audio", credentials: c, intended: intended,
-                   random: &random).flatMap { r in
-            EvidenceAudio(r.body).map(Result.success)
-                ?? .failure(.badResponse("GET /attempts/{id}/audio: no url", status: r.status))
-        }
+        await typedCall("GET /attempts/{id}/audio", path: "/attempts/\(attempt)/audio", c, intended, &random, EvidenceAudio.init)
     }
 
     /// `POST /assessments/{id}/feedback {helpful, comment?}` → 204.

@@ -31,18 +31,6 @@ extension APIClient {
     public func retryAttempt(_ id: String, _ c: Credentials, intended: UInt64, random: inout SeededRandom) async -> Result<AttemptInfo, APIError> {
         await typedCall("POST /attempts/{id}/retry", path: "/attempts/\(id)/retry", c, intended, &random, AttemptInfo.init)
     }
-
-    /// A call whose 2xx body becomes `T`; a body lacking what `make` needs is `bad_response`.
-    func typedCall<T>(_ template: String, path: String, body: JSONValue? = nil, key: String? = nil, _ c: Credentials,
-                      _ intended: UInt64, _ random: inout SeededRandom, _ make: (JSONValue) -> T?) async -> Result<T, APIError> {
-        let r = await call(template, path: path, body: body, idempotencyKey: key, credentials: c, intended: intended, random: &random)
-        return r.flatMap { resp in
-            guard let v = make(resp.body) else {
-                return .failure(.badResponse("\(template): response lacks required fields", status: resp.status))
-            }
-            return .success(v)
-        }
-    }
 }
 
 public struct TopicInfo: Sendable, Equatable {

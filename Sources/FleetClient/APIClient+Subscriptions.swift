@@ -5,21 +5,15 @@ import FleetCore
 extension APIClient {
     /// `GET /paywall` → the products on offer.
     public func paywall(_ c: Credentials, intended: UInt64, random: inout SeededRandom) async -> Result<PaywallInfo, APIError> {
-        await call("GET /paywall", path: "/paywall", credentials: c, intended: intended, random: &random).flatMap { r in
-            PaywallInfo(r.body).map(Result.success) ?? .failure(.badResponse("GET /paywall: no products", status: r.status))
-        }
+        await typedCall("GET /paywall", path: "/paywall", c, intended, &random, PaywallInfo.init)
     }
 
     /// `POST /subscriptions/apple/transactions {signed_transaction}` with the transaction id as
     /// Idempotency-Key (a repeat of one purchase is one effect) → the entitlement.
     public func submitTransaction(signed: String, key: String, _ c: Credentials, intended: UInt64,
                                   random: inout SeededRandom) async -> Result<EntitlementInfo, APIError> {
-        await call("POST /subscriptions/apple/transactions", path: "/subscriptions/apple/transactions",
-                   body: ["signed_transaction": .string(signed)], idempotencyKey: key, credentials: c, intended: intended,
-                   random: &random).flatMap { r in
-            EntitlementInfo(r.body).map(Result.success)
-                ?? .failure(.badResponse("POST /subscriptions/apple/transactions: no entitlement status", status: r.status))
-        }
+        await typedCall("POST /subscriptions/apple/transactions", path: "/subscriptions/apple/transactions",
+                        body: ["signed_transaction": .string(signed)], key: key, c, intended, &random, EntitlementInfo.init)
     }
 }
 
