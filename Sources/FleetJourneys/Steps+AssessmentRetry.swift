@@ -6,9 +6,12 @@ extension VirtualUser {
     /// Records, uploads, submits and polls round `round` until it is assessed, re-recording after
     /// `unreliable` (up to `maxReRecords`) and asking for a retry after a retryable failure (up to
     /// `maxAssessmentRetries`). Anything else ends the journey as failed with `attempt_<status>`.
-    public func recordRoundRecovering(session: SessionInfo, round: Int) async throws(JourneyStop) -> AttemptInfo {
+    /// `cutUpload` loses the network in the middle of the first take's PUT (flow 6). Measures
+    /// `assessment_turnaround` on every take (see `poll`).
+    public func recordRoundRecovering(session: SessionInfo, round: Int,
+                                      cutUpload: Bool = false) async throws(JourneyStop) -> AttemptInfo {
         var reRecords = 0
-        var attempt = try await recordAndSubmit(session: session, round: round)
+        var attempt = try await recordAndSubmit(session: session, round: round, cutUpload: cutUpload)
         var retries = 0
         while true {
             switch attempt.status {

@@ -39,8 +39,14 @@ extension VirtualUser {
     /// Records round `round` once the microphone is usable, asking for it the first time.
     /// `grantDefault` is the chance that the system prompt is answered "Allow".
     func recordWithPermission(session: SessionInfo, round: Int, grantDefault: Double) async throws(JourneyStop) -> AttemptInfo {
+        try await microphoneReady(grantDefault: grantDefault)
+        return try await recordRoundRecovering(session: session, round: round)
+    }
+
+    /// The tap on the mic before a take: returns once recording may start (granted now, earlier,
+    /// or in Settings); throws `abandoned(mic_denied)` when the user leaves instead.
+    func microphoneReady(grantDefault: Double) async throws(JourneyStop) {
         let granted = try await tapMicrophone(grant: decide("mic_granted", default: grantDefault))
         if !granted { _ = try await permissionDeniedScreen() }
-        return try await recordRoundRecovering(session: session, round: round)
     }
 }

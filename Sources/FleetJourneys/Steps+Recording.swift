@@ -9,31 +9,9 @@ import FleetHTTP
 /// + attempt metadata") and leaves it once submitted, so that an app killed anywhere in between
 /// finds it on relaunch (`drainUploadQueue`).
 extension VirtualUser {
-    /// Records and submits one round, re-recording after `unreliable` (up to the behaviour's
-    /// limit), and returns the assessed attempt. Measures `assessment_turnaround` (submit's 202 →
-    /// first poll that sees a terminal status) and, when the stack reports both timestamps,
-    /// `assessment_turnaround_server`. `cutUpload` loses the network in the middle of the first
-    /// take's PUT (flow 6); the profile's `offline_rate` cuts others at random.
-    public func recordRound(session: SessionInfo, round: Int, cutUpload: Bool = false) async throws(JourneyStop) -> AttemptInfo {
-        var tries = 0
-        var cut = cutUpload
-        while true {
-            let attempt = try await recordAndSubmit(session: session, round: round, cutUpload: cut)
-            cut = false
-            switch attempt.status {
-            case "assessed":
-                return attempt
-            case "unreliable" where tries < world.behaviour.maxReRecords:
-                tries += 1
-                reach("round\(round)_rerecord")
-                continue
-            default:
-                throw .failed(step: step, code: "attempt_\(attempt.status)", message: attempt.reason ?? attempt.status)
-            }
-        }
-    }
-
     /// One take: the user speaks for the clip's length (scaled), then uploads and waits.
+    /// `cutUpload` loses the network in the middle of its PUT (flow 6); the profile's
+    /// `offline_rate` cuts others at random.
     func recordAndSubmit(session: SessionInfo, round: Int, cutUpload: Bool = false) async throws(JourneyStop) -> AttemptInfo {
         reach("round\(round)_record")
         guard let rec = world.recordings.pick(language: session.language.isEmpty ? "en" : session.language, round: round,

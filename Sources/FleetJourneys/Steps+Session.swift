@@ -62,14 +62,8 @@ extension VirtualUser {
                     if next == .read { next = .record(1) }
                 case let .record(round):
                     if round == 2 { try await think("compress") }
-                    let attempt: AttemptInfo
-                    if cutRound == round {
-                        attempt = try await recordRound(session: session, round: round, cutUpload: true)
-                    } else if let micGrant {
-                        attempt = try await recordWithPermission(session: session, round: round, grantDefault: micGrant)
-                    } else {
-                        attempt = try await recordRoundRecovering(session: session, round: round)
-                    }
+                    if let micGrant { try await microphoneReady(grantDefault: micGrant) }
+                    let attempt = try await recordRoundRecovering(session: session, round: round, cutUpload: cutRound == round)
                     guard let after = try await afterAssessed(attempt, round: round, kind: session.kind, &assessedSeen) else { return nil }
                     next = after
                 case let .processing(round):
