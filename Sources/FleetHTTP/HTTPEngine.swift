@@ -30,6 +30,14 @@ public final class HTTPEngine: Sendable {
         /// Idle connections kept for reuse, engine-wide (0 = libcurl's default, which grows with
         /// the number of transfers in flight).
         public var connectionCacheSize: Int = 0
+        /// Cap on clip uploads (request bodies over `HTTPEngine.queuedUploadMinBytes`) sending at
+        /// once, engine-wide (0 = unlimited); later ones wait in a FIFO queue, not dropped, and
+        /// their wait shows in latency measured from the intended start. Each sending upload
+        /// holds a libcurl upload buffer (16 KiB at least) for its whole transfer, so 10,000
+        /// users uploading at once would hold 160 MB of copies of the shared clip; 1,024 bounds
+        /// that at 16 MiB while still sending far more uploads at once than one phone (browsers
+        /// open 6 connections per host). Split evenly over the I/O threads (rounded up).
+        public var maxConcurrentUploads: Int = 1024
 
         public init() {}
     }
@@ -47,7 +55,7 @@ public final class HTTPEngine: Sendable {
             throw HTTPError(kind: .other, message: "multiHandlesPerThread must be 1...64, got \(configuration.multiHandlesPerThread)")
         }
         guard configuration.maxConnections >= 0, configuration.maxConnectionsPerHost >= 0,
-              configuration.connectionCacheSize >= 0 else {
+              configuration.connectionCacheSize >= 0, configuration.maxConcurrentUploads >= 0 else {
             throw HTTPError(kind: .other, message: "connection limits must be ≥ 0")
         }
         guard configuration.connectTimeout > 0, configuration.maxResponseBytes > 0 else {
@@ -85,6 +93,15 @@ public final class HTTPEngine: Sendable {
     public var inFlight: Int {
         loops.reduce(0) { $0 + $1.inFlight.load(ordering: .relaxed) }
     }
+
+    /// Clip uploads waiting for a sending slot (`maxConcurrentUploads`); counted in `inFlight` too.
+    public var uploadsWaiting: Int {
+        loops.reduce(0) { $0 + $1.uploadsWaiting.load(ordering: .relaxed) }
+    }
+
+    /// Bodies larger than this count as clip uploads for `maxConcurrentUploads`. API calls'
+    /// JSON bodies are far smaller and never wait behind clips.
+    public static let queuedUploadMinBytes = 64 << 10
 
     /// Completes every pending transfer with `.aborted` and joins the I/O threads. Idempotent;
     /// later `send`s complete at once with `.aborted`.

@@ -34,6 +34,10 @@ public final class HTTPTransfer: @unchecked Sendable {
     var headerBytes = 0
     var body: [UInt8] = []
     var uploadOffset = 0
+    /// True while it counts against the loop's `maxConcurrentUploads` share.
+    var holdsUploadSlot = false
+    /// True while it waits in the loop's upload queue (cleared when cancelled there).
+    var waitsForUploadSlot = false
     /// Set when the response outgrew a cap, so the resulting curl write error can be named.
     var overflow: String?
     let maxResponseBytes: Int
@@ -53,6 +57,9 @@ public final class HTTPTransfer: @unchecked Sendable {
             loop.requestCancel(self)
         }
     }
+
+    /// A clip upload, subject to `maxConcurrentUploads` (small API bodies are not).
+    var isClipUpload: Bool { (request.body?.count ?? 0) > HTTPEngine.queuedUploadMinBytes }
 
     var isCancelled: Bool { cancelled.load(ordering: .acquiring) }
 

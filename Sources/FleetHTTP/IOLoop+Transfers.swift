@@ -7,8 +7,19 @@ extension IOLoop {
     /// Puts a transfer into the multi handle, or completes it at once if it cannot start.
     func start(_ t: HTTPTransfer) {
         if t.isCancelled {
+            release(t)  // gives back an upload slot taken for it in `startQueuedUploads`
             complete(t, .failure(HTTPError(kind: .aborted, message: "cancelled before it started")))
             return
+        }
+        if t.isClipUpload && uploadLimit > 0 && !t.holdsUploadSlot {
+            if uploadsSending >= uploadLimit {
+                t.waitsForUploadSlot = true
+                uploadQueue.append(t)
+                uploadsWaiting.wrappingAdd(1, ordering: .relaxed)
+                return
+            }
+            uploadsSending += 1
+            t.holdsUploadSlot = true
         }
         guard let easy = idle.popLast() ?? EasyHandle() else {
             complete(t, .failure(HTTPError(kind: .other, message: "curl_easy_init failed (out of memory?)")))
@@ -83,8 +94,12 @@ extension IOLoop {
         complete(t, result)
     }
 
-    /// Returns the easy handle to the pool and frees the header list.
+    /// Returns the easy handle to the pool, frees the header list and the upload slot.
     func release(_ t: HTTPTransfer) {
+        if t.holdsUploadSlot {
+            t.holdsUploadSlot = false
+            uploadsSending -= 1
+        }
         if let list = t.headerList { curl_slist_free_all(list) }
         t.headerList = nil
         if let easy = t.easy { idle.append(easy) }
@@ -114,6 +129,52 @@ extension IOLoop {
         for item in batch { groups[ObjectIdentifier(item.0.queue), default: []].append(item) }
         for group in groups.values {
             group[0].0.queue.async { for (t, result) in group { t.completion(result) } }
+        }
+    }
+}
+
+/// The queue of clip uploads waiting for a sending slot (`maxConcurrentUploads`).
+extension IOLoop {
+    /// Starts waiting uploads, oldest first, while slots are free.
+    func startQueuedUploads() {
+        while uploadsSending < uploadLimit, let t = nextQueuedUpload() {
+            uploadsSending += 1
+            t.holdsUploadSlot = true
+            start(t)
+        }
+    }
+
+    /// Takes the oldest upload still waiting off the queue (skipping cancelled ones).
+    func nextQueuedUpload() -> HTTPTransfer? {
+        while uploadQueueHead < uploadQueue.count {
+            let t = uploadQueue[uploadQueueHead]
+            uploadQueueHead += 1
+            if t.waitsForUploadSlot {
+                t.waitsForUploadSlot = false
+                uploadsWaiting.wrappingSubtract(1, ordering: .relaxed)
+                compactUploadQueue()
+                return t
+            }
+        }
+        compactUploadQueue()
+        return nil
+    }
+
+    /// Completes a cancelled waiting upload at once; its queue entry is skipped later.
+    func dropQueuedUpload(_ t: HTTPTransfer) {
+        t.waitsForUploadSlot = false
+        uploadsWaiting.wrappingSubtract(1, ordering: .relaxed)
+        complete(t, .failure(HTTPError(kind: .aborted, message: "cancelled while waiting to upload")))
+    }
+
+    /// Drops taken entries once they are half the array, so the queue's memory stays bounded.
+    private func compactUploadQueue() {
+        if uploadQueueHead == uploadQueue.count {
+            uploadQueue.removeAll(keepingCapacity: true)
+            uploadQueueHead = 0
+        } else if uploadQueueHead > 1024 && uploadQueueHead * 2 > uploadQueue.count {
+            uploadQueue.removeFirst(uploadQueueHead)
+            uploadQueueHead = 0
         }
     }
 }

@@ -35,6 +35,10 @@ final class IOLoop: @unchecked Sendable {
     private let exited = DispatchSemaphore(value: 0)
     /// Transfers submitted to this loop and not yet completed.
     let inFlight = Atomic<Int>(0)
+    /// Clip uploads in `uploadQueue` (a health figure; written only by the I/O thread).
+    let uploadsWaiting = Atomic<Int>(0)
+    /// This loop's share of `maxConcurrentUploads` (0 = unlimited).
+    let uploadLimit: Int
 
     // MARK: I/O-thread state.
     var shards: [MultiShard] = []
@@ -42,6 +46,12 @@ final class IOLoop: @unchecked Sendable {
     var idle: [EasyHandle] = []
     /// Completions of this iteration, handed to their queues in one batch per queue.
     var completed: [(HTTPTransfer, Result<HTTPResponse, HTTPError>)] = []
+    /// Clip uploads holding a sending slot.
+    var uploadsSending = 0
+    /// Clip uploads waiting for a slot, FIFO from `uploadQueueHead` (cancelled ones stay in
+    /// place with `waitsForUploadSlot` cleared and are skipped).
+    var uploadQueue: [HTTPTransfer] = []
+    var uploadQueueHead = 0
 
     init(configuration: HTTPEngine.Configuration, index: Int) throws {
         let ep = epoll_create1(Int32(EPOLL_CLOEXEC))
@@ -54,6 +64,8 @@ final class IOLoop: @unchecked Sendable {
         epollFD = ep
         wakeFD = wake
         connectTimeout = configuration.connectTimeout
+        let uploads = configuration.maxConcurrentUploads
+        uploadLimit = uploads == 0 ? 0 : (uploads + configuration.ioThreads - 1) / configuration.ioThreads
         var ev = epoll_event()
         ev.events = EPOLLIN.rawValue
         ev.data.u64 = Self.wakeToken
@@ -145,14 +157,21 @@ final class IOLoop: @unchecked Sendable {
             }
             for t in submissions { start(t) }
             submissions.removeAll(keepingCapacity: true)
-            for t in cancels where t.slot >= 0 {
-                finish(t, .failure(HTTPError(kind: .aborted, message: "cancelled", timings: t.easy?.timings())))
+            for t in cancels {
+                if t.slot >= 0 {
+                    finish(t, .failure(HTTPError(kind: .aborted, message: "cancelled", timings: t.easy?.timings())))
+                } else if t.waitsForUploadSlot {
+                    dropQueuedUpload(t)
+                }
             }
             cancels.removeAll(keepingCapacity: true)
             if stopping { break }
             let now = MonotonicClock.now()
             for shard in shards { shard.fireTimerIfDue(now: now) }
             collectFinished()
+            // Slots freed by this iteration's finished or cancelled uploads go to waiting ones
+            // here, outside curl's callbacks and its info-read loop.
+            startQueuedUploads()
             flushCompletions()
 
             sleeping.store(true, ordering: .sequentiallyConsistent)
@@ -188,6 +207,9 @@ final class IOLoop: @unchecked Sendable {
             return p.submissions
         }
         for t in late { complete(t, .failure(HTTPError(kind: .aborted, message: "engine shut down"))) }
+        while let t = nextQueuedUpload() {
+            complete(t, .failure(HTTPError(kind: .aborted, message: "engine shut down")))
+        }
         while let t = active.last {
             finish(t, .failure(HTTPError(kind: .aborted, message: "engine shut down", timings: t.easy?.timings())))
         }
