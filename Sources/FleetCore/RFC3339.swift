@@ -33,11 +33,12 @@ public enum RFC3339 {
                 digits += 1; i += 1
             }
             guard digits > 0 else { return nil }
-            for _ in digits..<3 where digits < 3 { ms *= 10 }
+            // Scale to milliseconds: "1" is 100 ms, "123456" keeps its first three digits.
+            if digits < 3 { for _ in digits..<3 { ms *= 10 } }
         }
         var offsetMin: Int64 = 0
         guard i < u.count else { return nil }
-        if u[i] == 90 || u[i] == 122 { i += 1 } else if u[i] == 43 || u[i] == 45, let oh = num(i + 1, 2), u[i + 3] == 58, let om = num(i + 4, 2) {
+        if u[i] == 90 || u[i] == 122 { i += 1 } else if u[i] == 43 || u[i] == 45, i + 6 <= u.count, let oh = num(i + 1, 2), u[i + 3] == 58, let om = num(i + 4, 2) {
             offsetMin = (oh * 60 + om) * (u[i] == 45 ? -1 : 1)
             i += 6
         } else { return nil }

@@ -55,6 +55,11 @@ final class RFC3339Tests: XCTestCase {
         XCTAssertEqual(RFC3339.parseMillis("1969-12-31T23:59:59.999Z"), -1)
         XCTAssertNil(RFC3339.parseMillis("2026-13-01T00:00:00Z"))
         XCTAssertNil(RFC3339.parseMillis("yesterday"))
+        // A server may send microseconds or nanoseconds; they are cut to milliseconds, never a crash.
+        XCTAssertEqual(RFC3339.parseMillis("2026-11-29T15:08:48.123456Z"), 1_795_964_928_123)
+        XCTAssertEqual(RFC3339.parseMillis("2026-11-29T15:08:48.123456789+00:00"), 1_795_964_928_123)
+        XCTAssertNil(RFC3339.parseMillis("2026-11-29T15:08:48.Z"))
+        XCTAssertNil(RFC3339.parseMillis("2026-11-29T15:08:48.5+01"))
         for ms in stride(from: Int64(-5_000_000_000_000), to: 5_000_000_000_000, by: 123_456_789_013) {
             XCTAssertEqual(RFC3339.parseMillis(RFC3339.format(millis: ms)), ms)
         }

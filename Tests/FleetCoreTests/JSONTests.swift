@@ -29,3 +29,21 @@ final class JSONTests: XCTestCase {
         }
     }
 }
+
+/// Hostile servers send anything: parsers answer nil or an error, never a crash.
+final class HostileInputTests: XCTestCase {
+    func testRandomBytesNeverCrashTheParsers() {
+        var r = SeededRandom(seed: 2026)
+        let alphabet = Array("0123456789-:.TZ+ {}[]\",:truefalsnul\\u\u{7f}é".utf8)
+        for n in 0..<20_000 {
+            let len = Int(r.next() % 40)
+            let bytes = (0..<len).map { _ in n % 2 == 0 ? alphabet[Int(r.next() % UInt64(alphabet.count))] : UInt8(truncatingIfNeeded: r.next()) }
+            _ = try? JSONValue.parse(bytes)
+            _ = RFC3339.parseMillis(String(decoding: bytes, as: UTF8.self))
+            _ = RFC3339.parseMillis("2026-11-29T15:08:48" + String(decoding: bytes, as: UTF8.self))
+            _ = Base64URL.decode(String(decoding: bytes, as: UTF8.self))
+            _ = Hex.decode(String(decoding: bytes, as: UTF8.self))
+        }
+        XCTAssertEqual(RFC3339.parseMillis("2026-11-29T15:08:48Z"), 1_795_964_928_000)
+    }
+}
