@@ -6,14 +6,16 @@ import XCTest
 
 /// Flow 6: the PUT dies at a random byte, the user is offline, and the upload resumes.
 final class JourneyBOfflineTests: XCTestCase {
-    /// Upload URLs live 1 s and the user is offline 1.5 s: back online the presign is requested
+    /// Upload URLs live 2 s and the user is offline 3 s: back online the presign is requested
     /// again under the same key (same attempt), the file is put again, and each round ends with
-    /// exactly one attempt, assessed.
+    /// exactly one attempt, assessed. (The stack counts expiry in whole seconds, so a URL lives
+    /// between lifetime − 1 s and lifetime: with 1 s the fresh URL could lapse before its PUT on a
+    /// loaded machine, and putUpload rightly presigned a third time — a flaky trace.)
     func testCutUploadRepresignsWithTheSameKeyAndKeepsOneAttemptPerRound() async throws {
-        let h = try JourneyBHarness { $0.uploadURLLifetimeS = 1 }
+        let h = try JourneyBHarness { $0.uploadURLLifetimeS = 2 }
         defer { h.shutdown() }
         let world = h.world(probabilities: ["offlineUpload.fetch_evidence": 0, "offlineUpload.rate_feedback": 0]) {
-            $0.offlineDuration = .constant(ms: 1_500)
+            $0.offlineDuration = .constant(ms: 3_000)
         }
         let user = h.user(1, world: world)
         let (outcome, trace) = await h.walk(OfflineUpload(cutRound: 1), user)
