@@ -41,7 +41,7 @@ final class AppAccountTests: XCTestCase {
         let r = try app.call("DELETE", "/me/training-data", token: u.token)
         XCTAssertEqual(r.status, 202, r.text)
         XCTAssertNotNil(r.json["job_id"]?.string)
-        XCTAssertNotNil(APITime.parse(r.json["purge_backups_by"]?.string ?? ""))
+        XCTAssertNotNil(RFC3339.parseMillis(r.json["purge_backups_by"]?.string ?? ""))
         let me = try app.call("GET", "/me", token: u.token).json
         XCTAssertEqual(me["stats"]?["xp"]?.int, 0)
         XCTAssertEqual(me["stats"]?["streak"]?.int, 0)

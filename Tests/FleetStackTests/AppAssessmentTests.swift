@@ -15,8 +15,8 @@ final class AppAssessmentTests: XCTestCase {
         XCTAssertEqual(last["status"]?.string, "assessed")
         XCTAssertEqual(last["round"]?.int, 1)
         XCTAssertEqual(last["session_id"]?.string, s)
-        let submitted = try XCTUnwrap(APITime.parse(last["submitted_at"]?.string ?? ""))
-        let assessed = try XCTUnwrap(APITime.parse(last["assessed_at"]?.string ?? ""))
+        let submitted = try XCTUnwrap(RFC3339.parseMillis(last["submitted_at"]?.string ?? ""))
+        let assessed = try XCTUnwrap(RFC3339.parseMillis(last["assessed_at"]?.string ?? ""))
         XCTAssertGreaterThanOrEqual(assessed - submitted, 790, "service time = the 800 ms median (sigma 0)")
         let asm = try XCTUnwrap(last["assessment"])
         for score in [asm["overall"], asm["dimensions"]?["fluency"], asm["dimensions"]?["pronunciation"], asm["dimensions"]?["completeness"]] {
@@ -108,7 +108,7 @@ final class AppAssessmentTests: XCTestCase {
         for a in ready {
             let last = try app.waitTerminal(u, attempt: a, timeoutS: 10).last
             XCTAssertEqual(last["status"]?.string, "assessed")
-            spans.append((APITime.parse(last["assessed_at"]?.string ?? "") ?? 0) - (APITime.parse(last["submitted_at"]?.string ?? "") ?? 0))
+            spans.append((RFC3339.parseMillis(last["assessed_at"]?.string ?? "") ?? 0) - (RFC3339.parseMillis(last["submitted_at"]?.string ?? "") ?? 0))
         }
         XCTAssertGreaterThanOrEqual(spans.max() ?? 0, 550, "queueing behind 2 workers: \(spans)")
         XCTAssertGreaterThanOrEqual(spans.min() ?? 0, 190, "each takes the service time: \(spans)")
@@ -123,7 +123,7 @@ final class AppAssessmentTests: XCTestCase {
         let s = try app.startSession(u)
         let a = try app.record(u, session: s, round: 1, clip: AppClips.speech())
         let last = try app.waitTerminal(u, attempt: a).last
-        let span = (APITime.parse(last["assessed_at"]?.string ?? "") ?? 0) - (APITime.parse(last["submitted_at"]?.string ?? "") ?? 0)
+        let span = (RFC3339.parseMillis(last["assessed_at"]?.string ?? "") ?? 0) - (RFC3339.parseMillis(last["submitted_at"]?.string ?? "") ?? 0)
         XCTAssertTrue((355...3_000).contains(span), "300 ms transcribing + 60 ms assessing, got \(span)")
     }
 }

@@ -67,8 +67,8 @@ final class AppLibraryTests: XCTestCase {
         XCTAssertEqual(weeks[0]["sessions"]?.int, 1)
         XCTAssertEqual(weeks[0]["best_overall"], done.first?["best_overall"])
         let monday = try XCTUnwrap(weeks[0]["week_start"]?.string)
-        let mondayMs = try XCTUnwrap(APITime.parse(monday + "T12:00:00Z"))
-        XCTAssertEqual((APITime.floorDiv(mondayMs, 86_400_000) + 3) % 7, 0, "\(monday) is a Monday")
+        let mondayMs = try XCTUnwrap(RFC3339.parseMillis(monday + "T12:00:00Z"))
+        XCTAssertEqual((DayNumber.utc(atMs: mondayMs) + 3) % 7, 0, "\(monday) is a Monday")
         XCTAssertEqual(growth["recent"]?.array?.first?["session_id"]?.string, s)
     }
 }

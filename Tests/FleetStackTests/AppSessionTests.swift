@@ -13,7 +13,7 @@ final class AppSessionTests: XCTestCase {
         XCTAssertEqual(first.json["stage"]?.string, "reading")
         XCTAssertEqual(first.json["language"]?.string, "en")
         XCTAssertEqual(first.json["kind"]?.string, "daily")
-        XCTAssertNotNil(APITime.parse(first.json["created_at"]?.string ?? ""))
+        XCTAssertNotNil(RFC3339.parseMillis(first.json["created_at"]?.string ?? ""))
         let repeatSame = try app.call("POST", "/sessions", json: body, token: u.token, key: "k1")
         XCTAssertEqual(repeatSame.status, 201)
         XCTAssertEqual(repeatSame.body, first.body, "same key and body → the first result")

@@ -1,5 +1,6 @@
 import XCTest
 import Foundation
+import FleetCore
 @testable import FleetStack
 
 /// Settings decoding and the time rules the stack relies on.
@@ -39,7 +40,7 @@ final class AppSettingsTests: XCTestCase {
 
     func testLocalDayFollowsTheUsersTimezone() {
         // 2026-11-29T23:30:00Z is already the 30th in Shanghai (+08:00) and still the 29th in New York.
-        let ms = APITime.parse("2026-11-29T23:30:00.000Z")!
+        let ms = RFC3339.parseMillis("2026-11-29T23:30:00.000Z")!
         let utc = UserTimeZone("UTC").localDay(atMs: ms)
         XCTAssertEqual(UserTimeZone("Asia/Shanghai").localDay(atMs: ms), utc + 1)
         XCTAssertEqual(UserTimeZone("+08:00").localDay(atMs: ms), utc + 1)
@@ -48,13 +49,15 @@ final class AppSettingsTests: XCTestCase {
         XCTAssertEqual(UserTimeZone("-05:30").offsetSeconds(atMs: ms), -(5 * 3600 + 1800))
     }
 
+    /// The stack parses client timestamps (signed transactions) with FleetCore's RFC3339: offsets,
+    /// long fractions and bad input must give these values, never a trap.
     func testTimestampParsingIsStrictAndNeverTraps() {
-        XCTAssertEqual(APITime.parse("1970-01-01T00:00:01.5Z"), 1500)
-        XCTAssertEqual(APITime.parse("1970-01-01T01:00:00+01:00"), 0)
-        XCTAssertEqual(APITime.parse("1970-01-01T00:00:00.123456789Z"), 123)
-        XCTAssertNil(APITime.parse("1970-01-01"))
-        XCTAssertNil(APITime.parse("1970-13-01T00:00:00Z"))
-        XCTAssertEqual(APITime.format(ms: 1500), "1970-01-01T00:00:01.500Z")
+        XCTAssertEqual(RFC3339.parseMillis("1970-01-01T00:00:01.5Z"), 1500)
+        XCTAssertEqual(RFC3339.parseMillis("1970-01-01T01:00:00+01:00"), 0)
+        XCTAssertEqual(RFC3339.parseMillis("1970-01-01T00:00:00.123456789Z"), 123)
+        XCTAssertNil(RFC3339.parseMillis("1970-01-01"))
+        XCTAssertNil(RFC3339.parseMillis("1970-13-01T00:00:00Z"))
+        XCTAssertEqual(RFC3339.format(millis: 1500), "1970-01-01T00:00:01.500Z")
     }
 
     func testAppVersionsCompareNumerically() {

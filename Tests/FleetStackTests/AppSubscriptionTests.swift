@@ -15,7 +15,7 @@ final class AppSubscriptionTests: XCTestCase {
         let r = try app.purchase(u, AppStack.signedTransaction(id: "t1", purchaseMs: now, durationMs: 7 * day))
         XCTAssertEqual(r.status, 200, r.text)
         XCTAssertEqual(r.json["status"]?.string, "trial")
-        XCTAssertEqual(APITime.parse(r.json["expires_at"]?.string ?? ""), now + 7 * day)
+        XCTAssertEqual(RFC3339.parseMillis(r.json["expires_at"]?.string ?? ""), now + 7 * day)
         XCTAssertEqual(r.json["grace_until"], .null)
         let s = try app.call("POST", "/sessions", json: body, token: u.token, key: "b")
         XCTAssertEqual(s.status, 201, s.text)
@@ -39,8 +39,8 @@ final class AppSubscriptionTests: XCTestCase {
         let u = try app.signIn()
         let now = app.clock.nowMs()
         let r = try app.purchase(u, AppStack.signedTransaction(id: "t1", purchaseMs: now, durationMs: day, offer: "none"))
-        XCTAssertEqual(APITime.parse(r.json["expires_at"]?.string ?? ""), now + 10_000, "one sandbox day lasts 10 s")
-        XCTAssertEqual(APITime.parse(r.json["grace_until"]?.string ?? ""), now + 70_000)
+        XCTAssertEqual(RFC3339.parseMillis(r.json["expires_at"]?.string ?? ""), now + 10_000, "one sandbox day lasts 10 s")
+        XCTAssertEqual(RFC3339.parseMillis(r.json["grace_until"]?.string ?? ""), now + 70_000)
         app.clock.advance(ms: 20_000)
         XCTAssertEqual(try app.call("GET", "/me", token: u.token).json["entitlement"]?["status"]?.string, "grace")
         app.clock.advance(ms: 60_000)
@@ -72,7 +72,7 @@ final class AppSubscriptionTests: XCTestCase {
             let jws = AppStack.signedTransaction(id: "dup-1", purchaseMs: now, durationMs: 30 * day, offer: "none")
             let statuses = AppStack.concurrently(20) { _ in try? app.purchase(u, jws).status }
             XCTAssertEqual(statuses, Array(repeating: 200, count: 20))
-            let expires = APITime.parse(try app.call("GET", "/me", token: u.token).json["entitlement"]?["expires_at"]?.string ?? "") ?? 0
+            let expires = RFC3339.parseMillis(try app.call("GET", "/me", token: u.token).json["entitlement"]?["expires_at"]?.string ?? "") ?? 0
             if bug {
                 XCTAssertGreaterThan(expires, now + 30 * day * 2, "dup-transaction extends once per submission")
             } else {

@@ -14,7 +14,7 @@ final class AppUploadTests: XCTestCase {
         XCTAssertTrue(upload["url"]?.string?.hasPrefix(app.base + "/uploads/") ?? false, p.response.text)
         XCTAssertEqual(upload["method"]?.string, "PUT")
         XCTAssertEqual(upload["headers"]?["Content-Type"]?.string, "audio/wav")
-        let exp = try XCTUnwrap(APITime.parse(upload["expires_at"]?.string ?? ""))
+        let exp = try XCTUnwrap(RFC3339.parseMillis(upload["expires_at"]?.string ?? ""))
         XCTAssertGreaterThan(exp, WallClock.nowMillis())
     }
 

@@ -22,7 +22,7 @@ extension StackApp {
         return [
             "url": .string(url), "method": "PUT",
             "headers": ["Content-Type": .string(a.contentType)],
-            "expires_at": .string(APITime.format(ms: exp * 1000)),
+            "expires_at": .string(RFC3339.format(millis: exp * 1000)),
         ]
     }
 

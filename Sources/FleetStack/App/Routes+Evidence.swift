@@ -50,7 +50,7 @@ extension StackApp {
         let exp = c.nowMs / 1000 + 300
         let path = "/media/\(a.id)"
         let url = baseURL + path + "?" + uploads.query(method: "GET", path: path, size: a.sizeBytes, expiresAtS: exp)
-        return .json(200, ["url": .string(url), "expires_at": .string(APITime.format(ms: exp * 1000))])
+        return .json(200, ["url": .string(url), "expires_at": .string(RFC3339.format(millis: exp * 1000))])
     }
 
     /// `GET /media/{id}?…&sig=`: the recording's bytes for a signed URL (403 forged or expired, 410 purged).

@@ -87,7 +87,7 @@ extension StackApp {
                     "best_overall": .number(Double(weeks[monday]!.best))]
         }
         let recent: [JSONValue] = rows.prefix(10).map { r in
-            ["session_id": .string(r.text(0)), "completed_at": .string(APITime.format(ms: r.int(1))),
+            ["session_id": .string(r.text(0)), "completed_at": .string(RFC3339.format(millis: r.int(1))),
              "overall": r.optionalInt(2).map { .number(Double($0)) } ?? .null]
         }
         return .json(200, ["weeks": .array(weekJSON), "recent": .array(recent)])

@@ -75,7 +75,7 @@ extension StackApp {
             """, .text(c.user.id))
         return .json(202, [
             "job_id": .string(IDs.make("job")),
-            "purge_backups_by": .string(APITime.format(ms: c.nowMs + 30 * 86_400_000)),
+            "purge_backups_by": .string(RFC3339.format(millis: c.nowMs + 30 * 86_400_000)),
         ])
     }
 

@@ -29,7 +29,7 @@ extension StackApp {
         }
         return [
             "id": .string(s.id), "kind": .string(s.kind), "article_id": .string(s.articleID), "language": .string(s.language),
-            "stage": .string(s.stage), "rounds": .array(rounds), "created_at": .string(APITime.format(ms: s.createdAt)),
+            "stage": .string(s.stage), "rounds": .array(rounds), "created_at": .string(RFC3339.format(millis: s.createdAt)),
         ]
     }
 

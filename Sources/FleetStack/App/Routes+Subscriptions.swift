@@ -33,7 +33,7 @@ extension StackApp {
             return v
         }
         func date(_ name: String) throws -> Int64 {
-            guard let ms = APITime.parse(try field(name)) else {
+            guard let ms = RFC3339.parseMillis(try field(name)) else {
                 throw APIError.invalid("'signed_transaction' payload: '\(name)' must be an RFC 3339 date-time")
             }
             return ms

@@ -59,7 +59,7 @@ struct UserRow: Sendable {
     /// The day a settlement at `ms` counts for: the user's local day, or the UTC day under the
     /// `streak-utc` bug.
     func streakDayNumber(atMs ms: Int64, utc: Bool) -> Int64 {
-        utc ? APITime.floorDiv(ms, 86_400_000) : timezone.localDay(atMs: ms)
+        utc ? DayNumber.utc(atMs: ms) : timezone.localDay(atMs: ms)
     }
 
     static func level(xp: Int64) -> Int64 { 1 + xp / Rules.xpPerLevel }
@@ -67,8 +67,8 @@ struct UserRow: Sendable {
     func entitlementJSON(nowMs: Int64) -> JSONValue {
         [
             "status": .string(entitlementStatus(nowMs: nowMs)),
-            "expires_at": entExpiresAt.map { .string(APITime.format(ms: $0)) } ?? .null,
-            "grace_until": entGraceUntil.map { .string(APITime.format(ms: $0)) } ?? .null,
+            "expires_at": entExpiresAt.map { .string(RFC3339.format(millis: $0)) } ?? .null,
+            "grace_until": entGraceUntil.map { .string(RFC3339.format(millis: $0)) } ?? .null,
         ]
     }
 
@@ -161,10 +161,10 @@ struct AttemptRow: Sendable {
         var o: [String: JSONValue] = [
             "id": .string(id), "session_id": .string(sessionID), "round": .number(Double(round)),
             "status": .string(status), "retryable": .bool(retryable),
-            "submitted_at": submittedAt.map { .string(APITime.format(ms: $0)) } ?? .null,
+            "submitted_at": submittedAt.map { .string(RFC3339.format(millis: $0)) } ?? .null,
         ]
         if let reason { o["reason"] = .string(reason) }
-        if let assessedAt { o["assessed_at"] = .string(APITime.format(ms: assessedAt)) }
+        if let assessedAt { o["assessed_at"] = .string(RFC3339.format(millis: assessedAt)) }
         if status == "assessed", let assessmentID, let overall, let fluency, let pronunciation, let completeness {
             o["assessment"] = [
                 "id": .string(assessmentID), "overall": .number(Double(overall)),

@@ -1,60 +1,14 @@
 import Foundation
-import FleetCore
 
-/// Timestamps as the API writes them, and local calendar days for streaks.
-enum APITime {
-    /// RFC 3339 UTC with milliseconds: `2026-11-29T15:04:05.123Z`.
-    static func format(ms: Int64) -> String { RFC3339.format(millis: ms) }
+/// Calendar day numbers for streaks and weekly growth. Timestamps themselves are FleetCore's
+/// `RFC3339` (the API's one format); only the day arithmetic in a user's timezone is the stack's.
+enum DayNumber {
+    static let msPerDay: Int64 = 86_400_000
 
-    /// Parses `YYYY-MM-DDTHH:MM:SS(.fff…)?(Z|±HH:MM)` into epoch milliseconds. (Kept here rather
-    /// than calling `RFC3339.parseMillis`, which traps on more than three fraction digits; the
-    /// stack parses untrusted client input and must never crash.)
-    static func parse(_ s: String) -> Int64? {
-        let b = Array(s.utf8)
-        func num(_ r: Range<Int>) -> Int64? {
-            guard r.upperBound <= b.count else { return nil }
-            var v: Int64 = 0
-            for c in b[r] { guard c >= 48 && c <= 57 else { return nil }; v = v * 10 + Int64(c - 48) }
-            return v
-        }
-        guard b.count >= 20, b[4] == 45, b[7] == 45, b[10] == 84 || b[10] == 116, b[13] == 58, b[16] == 58,
-              let y = num(0..<4), let mo = num(5..<7), let d = num(8..<10),
-              let h = num(11..<13), let mi = num(14..<16), let se = num(17..<19),
-              (1...12).contains(mo), (1...31).contains(d), h < 24, mi < 60, se < 61 else { return nil }
-        var i = 19
-        var frac: Int64 = 0
-        if i < b.count, b[i] == 46 {
-            i += 1
-            var digits = 0
-            while i < b.count, b[i] >= 48, b[i] <= 57 {
-                if digits < 3 { frac = frac * 10 + Int64(b[i] - 48) }
-                digits += 1; i += 1
-            }
-            guard digits > 0 else { return nil }
-            if digits < 3 { for _ in digits..<3 { frac *= 10 } }
-        }
-        guard i < b.count else { return nil }
-        var offsetMs: Int64 = 0
-        if b[i] == 90 || b[i] == 122 { i += 1 } else {
-            guard b[i] == 43 || b[i] == 45, let oh = num((i + 1)..<(i + 3)), i + 3 < b.count, b[i + 3] == 58,
-                  let om = num((i + 4)..<(i + 6)) else { return nil }
-            offsetMs = (oh * 60 + om) * 60_000 * (b[i] == 45 ? -1 : 1)
-            i += 6
-        }
-        guard i == b.count else { return nil }
-        let days = daysFromCivil(y: y, m: mo, d: d)
-        return days * 86_400_000 + ((h * 60 + mi) * 60 + se) * 1000 + frac - offsetMs
-    }
-
-    static func floorDiv(_ a: Int64, _ b: Int64) -> Int64 { a >= 0 ? a / b : -((-a + b - 1) / b) }
-
-    static func daysFromCivil(y y0: Int64, m: Int64, d: Int64) -> Int64 {
-        let y = m <= 2 ? y0 - 1 : y0
-        let era = floorDiv(y, 400)
-        let yoe = y - era * 400
-        let doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146_097 + doe - 719_468
+    /// The UTC day (days since 1970-01-01) of the instant `ms`; instants before 1970 fall on
+    /// negative days (floor division, not truncation).
+    static func utc(atMs ms: Int64) -> Int64 {
+        ms >= 0 ? ms / msPerDay : -((-ms + msPerDay - 1) / msPerDay)
     }
 }
 
@@ -92,7 +46,7 @@ struct UserTimeZone: Sendable {
 
     /// The local calendar day number (days since 1970-01-01 in local time) of the instant `ms`.
     func localDay(atMs ms: Int64) -> Int64 {
-        APITime.floorDiv(ms + Int64(offsetSeconds(atMs: ms)) * 1000, 86_400_000)
+        DayNumber.utc(atMs: ms + Int64(offsetSeconds(atMs: ms)) * 1000)
     }
 }
 
