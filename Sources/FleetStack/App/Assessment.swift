@@ -26,21 +26,16 @@ extension StackApp {
         _ = try? db.run("UPDATE attempts SET status = 'assessing' WHERE id = ? AND status = 'transcribing'", .text(id))
     }
 
-    /// Writes the terminal status and moves the session on, in one transaction:
-    /// unreadable/format_mismatch → `failed` (not retryable); too_short/silence/too_quiet →
-    /// `unreliable`; clipped → `assessed` with lower confidence; ok → `assessed`.
+    /// Writes the terminal status and moves the session on, in one transaction. The status is
+    /// `AudioQuality.outcome` (FleetAudio keeps that mapping: clipped audio is `assessed`, with
+    /// `reason: clipped` and a lower confidence); failures are never retryable unless injected.
     /// An assessed round 1 opens round 2 (daily/free) or completes the diagnostic; round 2 stays
     /// `round2_processing` until complete; failed/unreliable send the stage back to `round{n}`.
     func finishAssessment(_ id: String, verdict: AudioVerdict) {
         let now = clock.nowMs()
         _ = try? db.transaction {
             guard let a = try loadAttempt(id), a.status == "assessing" || a.status == "transcribing" else { return }
-            var status: String
-            switch verdict.quality {
-            case .ok, .clipped: status = "assessed"
-            case .too_short, .silence, .too_quiet: status = "unreliable"
-            case .unreadable, .format_mismatch: status = "failed"
-            }
+            var status = verdict.quality.outcome.rawValue
             var weakest = "fluency"
             if settings.retryableFailureFraction > 0, faults.chance(settings.retryableFailureFraction) {
                 status = "failed"
