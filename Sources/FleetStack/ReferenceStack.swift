@@ -65,6 +65,12 @@ public final class ReferenceStack: Sendable {
     /// The base URL while running, else nil.
     public var baseURL: String? { state.lock.withLock { state.baseURL } }
 
+    /// How often an assessment found its verdict in the cache (`verdictCache`), and how often it
+    /// decoded; (0, 0) when the cache is off or the stack has stopped.
+    public var verdictCacheCounts: (hits: Int, misses: Int) {
+        state.lock.withLock { state.app?.pipeline.verdictCacheCounts } ?? (0, 0)
+    }
+
     /// Stops the server and the workers; removes a temporary database. Idempotent.
     public func stop() {
         let (server, app): (HTTPServer?, StackApp?) = state.lock.withLock {

@@ -62,6 +62,10 @@ public struct StackSettings: Sendable, Codable, Equatable {
     public var bugs: [String] = []
     /// Share of submits that `lost-submit` acknowledges and never assesses.
     public var lostSubmitFraction = 0.2
+    /// Remember audio verdicts by the upload's verified sha256, so the same clip is decoded once
+    /// (identical bytes give identical features and scores). Off: every upload is decoded, for a
+    /// run that wants the stack to spend real decode CPU per upload.
+    public var verdictCache = true
     /// Injected faults by route template (`"GET /home"`, `"POST /sessions/{id}/complete"`, or `"*"`).
     public var faults: [String: RouteFault] = [:]
 
@@ -73,6 +77,7 @@ public struct StackSettings: Sendable, Codable, Equatable {
         case accessTokenLifetimeS, sandboxKey, newUserEntitlement, minAppVersion, uploadURLLifetimeS, seed
         case maxUploadBytes, maxJSONBodyBytes, retryableFailureFraction, exemplarDelayMs, planDelayMs, gracePeriodS
         case sandboxTimeScale, audioRetentionS, rateLimitPerSecond, rateLimitBurst, bugs, lostSubmitFraction, faults
+        case verdictCache
     }
 
     /// The named bugs the stack knows.
@@ -126,6 +131,7 @@ public struct StackSettings: Sendable, Codable, Equatable {
         bugs = try c.decodeIfPresent([String].self, forKey: .bugs) ?? d.bugs
         lostSubmitFraction = try c.decodeIfPresent(Double.self, forKey: .lostSubmitFraction) ?? d.lostSubmitFraction
         faults = try c.decodeIfPresent([String: RouteFault].self, forKey: .faults) ?? d.faults
+        verdictCache = try c.decodeIfPresent(Bool.self, forKey: .verdictCache) ?? d.verdictCache
     }
 
     /// Reads settings from a JSON file; errors name the file and the offending key.

@@ -44,6 +44,31 @@ final class AppAssessmentTests: XCTestCase {
         XCTAssertGreaterThan(overall[0], 0)
     }
 
+    /// The verdict cache (on by default) answers the second upload of the same bytes without a
+    /// decode, and the assessment is the same as the decoded one; with it off, both are decoded.
+    func testVerdictCacheAssessesASecondUploadOfTheSameBytesTheSame() throws {
+        var assessments: [JSONValue] = []
+        for cache in [true, false] {
+            let app = try AppStack { $0.verdictCache = cache }
+            for _ in 0..<2 {
+                let u = try app.signIn()
+                let s = try app.startSession(u)
+                let a = try app.record(u, session: s, round: 1, clip: AppClips.speech(amplitude: 0.25))
+                let last = try app.waitTerminal(u, attempt: a).last
+                XCTAssertEqual(last["status"]?.string, "assessed", "cache \(cache)")
+                var scores = try XCTUnwrap(last["assessment"]?.object, "cache \(cache)")
+                scores["id"] = nil
+                assessments.append(.object(scores))
+            }
+            XCTAssertEqual(assessments[assessments.count - 2], assessments[assessments.count - 1], "cache \(cache)")
+            let counts = app.stack.verdictCacheCounts
+            XCTAssertEqual(counts.hits, cache ? 1 : 0, "cache \(cache)")
+            XCTAssertEqual(counts.misses, cache ? 1 : 0, "cache \(cache)")
+        }
+        XCTAssertEqual(assessments[0], assessments[2], "a cached verdict scores like a decoded one")
+        XCTAssertGreaterThan(assessments[0]["overall"]?.int ?? 0, 0)
+    }
+
     func testSilenceIsUnreliableAndSendsTheStageBack() throws {
         let app = try AppStack()
         let u = try app.signIn()

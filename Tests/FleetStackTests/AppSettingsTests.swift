@@ -11,6 +11,9 @@ final class AppSettingsTests: XCTestCase {
         XCTAssertEqual(s.assessmentMedianMs, 300)
         XCTAssertEqual(s.newUserEntitlement, "none")
         XCTAssertEqual(s.sandboxKey, "sandbox-secret")
+        XCTAssertTrue(s.verdictCache)
+        let off = try JSONDecoder().decode(StackSettings.self, from: Data(#"{"verdictCache": false}"#.utf8))
+        XCTAssertFalse(off.verdictCache)
     }
 
     func testUnknownKeyIsNamed() {

@@ -8,6 +8,9 @@ extension StackApp {
     struct AssessmentJob: Sendable {
         let attemptID: String
         let contentType: String
+        /// The digest of the stored audio, checked against the upload at submit (the audio
+        /// cannot change after submit), so it keys the verdict cache.
+        let sha256: String
     }
 
     /// queued → transcribing; returns what the worker needs, or nil when the attempt is gone.
@@ -15,7 +18,7 @@ extension StackApp {
         do {
             guard let a = try loadAttempt(id), a.status == "queued" else { return nil }
             try db.run("UPDATE attempts SET status = 'transcribing' WHERE id = ?", .text(id))
-            return AssessmentJob(attemptID: id, contentType: a.contentType)
+            return AssessmentJob(attemptID: id, contentType: a.contentType, sha256: a.sha256)
         } catch {
             return nil
         }
