@@ -6,9 +6,14 @@ import FleetMetrics
 enum Verdict {
     static func apply(profile: Profile, to results: RunResults) -> RunResults {
         var r = results
-        r.meta.lagBoundMicros = Int64(profile.maxLagMs * 1000)
-        let behind = r.generatorBehindReasons(lagP99BoundMicros: Int64(profile.maxLagMs * 1000))
-        r.meta.notes.insert(contentsOf: behind.map { "generator fell behind: \($0)" }, at: 0)
+        var behind = r.generatorBehindReasons(lagP99BoundMicros: Int64(profile.maxLagMs * 1000)).map { "generator fell behind: \($0)" }
+        // Which scenario dropped them, so the fix (its `max_users`, or a smaller rate) is obvious.
+        let perScenario = profile.scenarios.compactMap { s -> String? in
+            guard let n = r.counters["dropped_arrivals:" + s.name], n > 0 else { return nil }
+            return "\(s.name) \(n) of \(n + (r.counters["users_started:" + s.name] ?? 0))"
+        }
+        if !perScenario.isEmpty { behind.append("dropped arrivals by scenario: " + perScenario.joined(separator: ", ")) }
+        r.meta.notes.insert(contentsOf: behind, at: 0)
         // The profile was validated, so every rule parses; evaluation cannot fail on syntax here.
         r.meta.thresholds = (try? Threshold.evaluateAll(profile.thresholds, in: r)) ?? []
         return r
