@@ -30,7 +30,7 @@ let package = Package(
         .target(name: "FleetAudio", dependencies: ["CSndfile", "FleetCore"]),
         .target(name: "FleetMetrics", dependencies: ["FleetCore"]),
         .target(name: "FleetStack", dependencies: ["FleetCore", "FleetSQLite", "FleetAudio"],
-                resources: [.copy("Resources/articles.json")]),
+                exclude: ["README.md"], resources: [.copy("Resources/articles.json")]),
         .target(name: "FleetClient", dependencies: ["FleetCore", "FleetHTTP", "FleetMetrics"]),
         .target(name: "FleetJourneys", dependencies: ["FleetCore", "FleetClient", "FleetAudio", "FleetMetrics"]),
         .target(name: "FleetReport", dependencies: ["FleetCore", "FleetMetrics", "FleetSQLite"]),
@@ -47,7 +47,8 @@ let package = Package(
         .testTarget(name: "FleetAudioTests", dependencies: ["FleetAudio"]),
         .testTarget(name: "FleetMetricsTests", dependencies: ["FleetMetrics"]),
         .testTarget(name: "FleetStackTests", dependencies: ["FleetStack", "FleetHTTP", "FleetCore", "FleetAudio"]),
-        .testTarget(name: "FleetReportTests", dependencies: ["FleetReport", "FleetMetrics"]),
+        .testTarget(name: "FleetReportTests", dependencies: ["FleetReport", "FleetMetrics"],
+                    exclude: ["Fixtures"]),  // read through #filePath, not bundled
         .testTarget(name: "FleetRunnerTests", dependencies: ["FleetRunner", "FleetStack", "FleetCLI"]),
         .testTarget(name: "FleetCLITests", dependencies: ["FleetCLI"]),
     ],
