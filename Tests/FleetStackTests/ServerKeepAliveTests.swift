@@ -121,7 +121,8 @@ final class ServerKeepAliveTests: XCTestCase {
         XCTAssertTrue(eventually { handler.callCount == 1 })
         server.stop()
         XCTAssertTrue(client.closedByServer(within: 3))
-        usleep(400_000)  // the handler's late respond() lands on a stopped server
+        // The handler's late respond() lands on a stopped server (waited for, not slept on).
+        XCTAssertTrue(eventually(within: 10) { handler.slowResponsesGiven == 1 })
         XCTAssertEqual(server.openConnectionCount, 0)
         XCTAssertThrowsError(try server.start(), "a stopped server does not start again")
     }

@@ -73,14 +73,16 @@ final class ServerLifecycleTests: XCTestCase {
             client.reset()
         }
         XCTAssertTrue(eventually(within: 5) { server.openConnectionCount == 0 })
-        usleep(100_000)  // let the last late responses hit their dead sockets
+        // The late responses have all met their dead sockets before the server is used again.
+        XCTAssertTrue(eventually(within: 10) { handler.slowResponsesGiven == 10 })
         let client = try RawClient(port: port)
         try client.send("GET /echo?n=alive HTTP/1.1\r\nHost: t\r\n\r\n")
         XCTAssertEqual(try client.readResponse().header("x-tag"), "alive")
     }
 
     func testDoubleRespondAndLateRespondAreIgnored() throws {
-        let (server, port) = try startServer(RecordingHandler())
+        let handler = RecordingHandler()
+        let (server, port) = try startServer(handler)
         defer { server.stop() }
         // A handler that answers twice: the second answer must not become a stray response.
         let twice = HTTPServer(port: 0, handler: TwiceHandler())
@@ -94,7 +96,7 @@ final class ServerLifecycleTests: XCTestCase {
         let gone = try RawClient(port: port)
         try gone.send("GET /slow?ms=150 HTTP/1.1\r\nHost: t\r\n\r\n")
         gone.close()
-        usleep(300_000)
+        XCTAssertTrue(eventually(within: 10) { handler.slowResponsesGiven == 1 }, "the late answer was given")
         let alive = try RawClient(port: port)
         try alive.send("GET /echo HTTP/1.1\r\nHost: t\r\n\r\n")
         XCTAssertEqual(try alive.readResponse().status, 200)

@@ -173,12 +173,16 @@ struct RawResponse {
 ///
 /// `/echo` answers with the request body and describes the request in `x-*` headers;
 /// `/slow?ms=N` answers from another thread after N ms; `/small` accepts at most 1 KiB of body.
-/// Every request that reaches the handler is recorded.
+/// Every request that reaches the handler is recorded, and so is every `/slow` answer once it
+/// has been handed to the server, so tests wait for a late answer instead of sleeping.
 final class RecordingHandler: ServerHandler {
     private let seen = Mutex<[ServerRequest]>([])
+    private let lateAnswers = Mutex(0)
 
     var requests: [ServerRequest] { seen.withLock { $0 } }
     var callCount: Int { seen.withLock { $0.count } }
+    /// `/slow` answers already given to the server's `respond` (which has returned).
+    var slowResponsesGiven: Int { lateAnswers.withLock { $0 } }
 
     func bodyLimit(method: String, path: String) -> Int {
         path == "/small" ? 1024 : 1 << 20
@@ -194,7 +198,10 @@ final class RecordingHandler: ServerHandler {
         ]
         let response = ServerResponse(status: 200, headers: headers, body: request.body)
         if request.path == "/slow", let ms = Int(request.query["ms"] ?? ""), ms > 0 {
-            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(ms)) { respond(response) }
+            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(ms)) { [self] in
+                respond(response)
+                lateAnswers.withLock { $0 += 1 }
+            }
         } else {
             respond(response)
         }
