@@ -14,6 +14,7 @@ public enum FleetCLI {
             ReportCommand.self,
             HistoryCommand.self,
             CorpusCommand.self,
+            ProbeCommand.self,
         ]
     }
 
