@@ -22,16 +22,12 @@ public struct ConstantPopulation: WorkloadModel {
 
     public func drive(_ driver: ArrivalDriver) async {
         let end = driver.start &+ UInt64(durationS * 1e9)
-        await withTaskGroup(of: Void.self) { group in
-            for slot in 0..<users {
-                let first = driver.start &+ UInt64(Double(slot) * rampS / Double(max(1, users)) * 1e9)
-                group.addTask {
-                    var intended = first
-                    while intended < end, await driver.waitUntil(intended) {
-                        await driver.runOne(intended: intended)
-                        intended = MonotonicClock.now()
-                    }
-                }
+        // Nested groups, not one of `users` children: see `forEachConcurrently` (quadratic exit).
+        await forEachConcurrently(users) { slot in
+            var intended = driver.start &+ UInt64(Double(slot) * rampS / Double(max(1, users)) * 1e9)
+            while intended < end, await driver.waitUntil(intended) {
+                await driver.runOne(intended: intended)
+                intended = MonotonicClock.now()
             }
         }
     }

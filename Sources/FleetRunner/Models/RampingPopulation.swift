@@ -30,23 +30,20 @@ public struct RampingPopulation: WorkloadModel {
     public func drive(_ driver: ArrivalDriver) async {
         let end = driver.start &+ UInt64(plannedDurationS * 1e9)
         let peak = max(startUsers, Int(stages.map(\.target).max() ?? 0))
-        await withTaskGroup(of: Void.self) { group in
-            for slot in 0..<peak {
-                group.addTask {
-                    // A slot sleeps until the target first exceeds it, then runs journeys while it does.
-                    var next = driver.start
-                    while next < end {
-                        let t = Double(next &- driver.start) / 1e9
-                        if target(at: t) > slot {
-                            guard await driver.waitUntil(next) else { return }
-                            await driver.runOne(intended: next)
-                            next = MonotonicClock.now()
-                        } else {
-                            guard let later = firstTime(above: slot, after: t) else { return }
-                            // At least 1 ms on: rounding can never make a slot spin in place.
-                            next = max(driver.start &+ UInt64(later * 1e9), next &+ 1_000_000)
-                        }
-                    }
+        // Nested groups, not one of `peak` children: see `forEachConcurrently` (quadratic exit).
+        await forEachConcurrently(peak) { slot in
+            // A slot sleeps until the target first exceeds it, then runs journeys while it does.
+            var next = driver.start
+            while next < end {
+                let t = Double(next &- driver.start) / 1e9
+                if target(at: t) > slot {
+                    guard await driver.waitUntil(next) else { return }
+                    await driver.runOne(intended: next)
+                    next = MonotonicClock.now()
+                } else {
+                    guard let later = firstTime(above: slot, after: t) else { return }
+                    // At least 1 ms on: rounding can never make a slot spin in place.
+                    next = max(driver.start &+ UInt64(later * 1e9), next &+ 1_000_000)
                 }
             }
         }
