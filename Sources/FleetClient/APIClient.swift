@@ -163,21 +163,16 @@ public final class APIClient: Sendable {
                 message = e.message
             }
             recorder.recordRequest(template, intended: intended, actual: actual, end: end, status: r.status,
-                                   errorCode: code, message: message, breakdown: Self.breakdown(r.timings))
+                                   errorCode: code, message: message, breakdown: r.timings)
             return .success(Exchanged(response: r, end: end))
         case let .failure(e):
             // A transfer dropped by a kill is the app's doing, not the server's: not an HTTP error.
             if e.kind == .aborted { recorder.count("aborted_requests") } else {
                 recorder.recordRequest(template, intended: intended, actual: actual, end: end, status: nil,
-                                       errorCode: e.kind.rawValue, message: e.message, breakdown: e.timings.map(Self.breakdown))
+                                       errorCode: e.kind.rawValue, message: e.message, breakdown: e.timings)
             }
             return .failure(e)
         }
-    }
-
-    private static func breakdown(_ t: HTTPTimings) -> RequestBreakdown {
-        RequestBreakdown(dnsMicros: t.dnsMicros, connectMicros: t.connectMicros, tlsMicros: t.tlsMicros,
-                         firstByteMicros: t.firstByteMicros, totalMicros: t.totalMicros)
     }
 
     /// Full-jitter capped exponential backoff; honours a server's `Retry-After` when larger.

@@ -61,25 +61,8 @@ public struct HTTPRequest: Sendable {
     }
 }
 
-/// libcurl's timing breakdown in microseconds, each measured from the start of the transfer
-/// (so they are cumulative: dns ≤ connect ≤ tls ≤ firstByte ≤ total whenever each phase happened;
-/// a reused connection reports 0 for dns, connect and tls).
-public struct HTTPTimings: Sendable, Equatable {
-    public var dnsMicros: Int64
-    public var connectMicros: Int64
-    public var tlsMicros: Int64
-    public var firstByteMicros: Int64
-    public var totalMicros: Int64
-
-    public init(dnsMicros: Int64 = 0, connectMicros: Int64 = 0, tlsMicros: Int64 = 0,
-                firstByteMicros: Int64 = 0, totalMicros: Int64 = 0) {
-        self.dnsMicros = dnsMicros
-        self.connectMicros = connectMicros
-        self.tlsMicros = tlsMicros
-        self.firstByteMicros = firstByteMicros
-        self.totalMicros = totalMicros
-    }
-}
+/// libcurl's timing breakdown of a transfer (defined in FleetCore, shared with the recorder).
+public typealias HTTPTimings = TransferTimings
 
 /// A completed exchange: any status code counts as a response (4xx/5xx are not errors here).
 ///

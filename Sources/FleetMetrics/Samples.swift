@@ -1,23 +1,7 @@
-/// libcurl's timing breakdown of one request, in microseconds from the start of the transfer.
-///
-/// Each figure is cumulative, as libcurl reports it (connect includes DNS, first byte includes
-/// connect); zero when the phase did not happen (a reused connection has no DNS or connect).
-public struct RequestBreakdown: Sendable, Codable, Equatable {
-    public var dnsMicros: Int64
-    public var connectMicros: Int64
-    public var tlsMicros: Int64
-    public var firstByteMicros: Int64
-    public var totalMicros: Int64
+import FleetCore
 
-    public init(dnsMicros: Int64 = 0, connectMicros: Int64 = 0, tlsMicros: Int64 = 0,
-                firstByteMicros: Int64 = 0, totalMicros: Int64 = 0) {
-        self.dnsMicros = dnsMicros
-        self.connectMicros = connectMicros
-        self.tlsMicros = tlsMicros
-        self.firstByteMicros = firstByteMicros
-        self.totalMicros = totalMicros
-    }
-}
+/// libcurl's timing breakdown of one request (FleetCore's `TransferTimings`, the engine's type too).
+public typealias RequestBreakdown = TransferTimings
 
 /// How a journey ended.
 public enum JourneyOutcome: String, Sendable, Codable, CaseIterable {

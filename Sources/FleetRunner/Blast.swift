@@ -127,12 +127,8 @@ final class BlastDriver: @unchecked Sendable {
         case .success(let r):
             responses += 1
             if r.status < 200 || r.status > 299 { non2xx += 1 }
-            let t = r.timings
             recorder.recordRequest(endpoint, intended: intended, actual: actual, end: now, status: r.status,
-                                   errorCode: nil, message: nil,
-                                   breakdown: RequestBreakdown(dnsMicros: t.dnsMicros, connectMicros: t.connectMicros,
-                                                               tlsMicros: t.tlsMicros, firstByteMicros: t.firstByteMicros,
-                                                               totalMicros: t.totalMicros))
+                                   errorCode: nil, message: nil, breakdown: r.timings)
         case .failure(let e):
             errors[e.kind, default: 0] += 1
             recorder.recordRequest(endpoint, intended: intended, actual: actual, end: now, status: nil,
