@@ -53,8 +53,12 @@ for n in $sizes; do
 }
 JSON
     echo "== $n users (ramp ${ramp}s, hold ${hold}s)" >&2
-    (cd "$BENCH_ROOT" && timeout $((duration + 120)) "$fleet" run --profile "$work/mem-$n.json" --out "$work/out-$n" \
-        > "$work/run-$n.log" 2>&1) || echo "   (run for $n exited $?; see $work/run-$n.log)" >&2
+    # Each output line gets its arrival time, so the exit's lag behind the planned end (start
+    # line + duration) can be read off: a 50,000-user run once took over 120 s to exit.
+    (cd "$BENCH_ROOT" && set -o pipefail && timeout $((duration + 120)) "$fleet" run --profile "$work/mem-$n.json" --out "$work/out-$n" 2>&1 \
+        | while IFS= read -r line; do printf '%s %s\n' "$(date +%s.%N)" "$line"; done > "$work/run-$n.log") \
+        || echo "   (run for $n exited $?; see $work/run-$n.log)" >&2
+    echo "$n $(date +%s.%N) $duration" >> "$work/exits"
 done
 
 section="$work/section.md"
@@ -65,11 +69,20 @@ section="$work/section.md"
     echo "(daily quest, new users: sign-in, config, home, then a 10-minute think; embedded stack in a child process, not"
     echo "counted; RSS = the largest of the bench process's own health samples in results.json while the"
     echo "whole population was alive)."
+    echo "Exit after planned end = when the process exited minus (its \"run ...\" line + the planned duration); it"
+    echo "includes writing results and the report. Before commit 10c7f76 a 50,000-user run spent over 120 s there"
+    echo "(quadratic child removal in one task group of 50,000 user slots)."
     echo "Load average when the run started: $load_before (1/5/15 min)."
     echo
     python3 - "$work" $sizes <<'PY'
 import glob, json, os, sys
 work, sizes = sys.argv[1], [int(x) for x in sys.argv[2:]]
+exits = {}
+for line in open(os.path.join(work, "exits")):
+    n, at, duration = line.split()
+    started = next((float(l.split(" ", 1)[0]) for l in open(os.path.join(work, f"run-{n}.log"))
+                    if l.split(" ", 1)[1].startswith("run ")), None)
+    exits[int(n)] = float(at) - started - float(duration) if started else None
 rows = []
 for n in sizes:
     files = glob.glob(os.path.join(work, f"out-{n}", "**", "results.json"), recursive=True)
@@ -82,14 +95,14 @@ for n in sizes:
     held = [h["rssBytes"] for h in health if h.get("activeUsers", 0) == peak and h.get("rssBytes")]
     notes = "; ".join(r.get("meta", {}).get("notes", [])) or "ok"
     rows.append((n, max(held) if held else None, peak, notes))
-print("| users | peak active users | bench RSS MiB (population held) | KiB per user (RSS / users) | KiB per added user (slope from the smallest) | run notes |")
-print("|---:|---:|---:|---:|---:|---|")
+print("| users | peak active users | bench RSS MiB (population held) | KiB per user (RSS / users) | KiB per added user (slope from the smallest) | exit after planned end s | run notes |")
+print("|---:|---:|---:|---:|---:|---:|---|")
 base = next(((n, rss) for n, rss, _, _ in rows if rss), None)
 for n, rss, active, notes in rows:
     f = lambda v, fmt: (fmt % v) if v is not None else "n/a"
     per = rss / 1024 / n if rss else None
     slope = (rss - base[1]) / 1024 / (n - base[0]) if rss and base and n > base[0] else None
-    print(f"| {n} | {f(active, '%d')} | {f(rss / 1048576 if rss else None, '%.1f')} | {f(per, '%.1f')} | {f(slope, '%.1f')} | {notes} |")
+    print(f"| {n} | {f(active, '%d')} | {f(rss / 1048576 if rss else None, '%.1f')} | {f(per, '%.1f')} | {f(slope, '%.1f')} | {f(exits.get(n), '%.1f')} | {notes} |")
 PY
 } > "$section"
 cat "$section"
