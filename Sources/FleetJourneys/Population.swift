@@ -1,5 +1,6 @@
 import FleetClient
 import FleetCore
+import FleetMetrics
 
 /// The lifecycle cohorts users arrive in (seeds/002: new, returning, trial, subscriber, at risk,
 /// expired, reactivated): what state each starts from, and which journeys it tends to walk.
@@ -72,7 +73,7 @@ public enum Population {
         guard let plan = WarmupPlan(cohort: user.cohort, behaviour: user.world.behaviour, random: &warmup.random) else { return true }
         let recorder = user.world.recorder
         let started = MonotonicClock.now()
-        recorder.journeyStarted("warmup", cohort: user.cohort)
+        recorder.journeyStarted(JourneyResult.warmup, cohort: user.cohort)
         let result = await RequestScope.$endpointPrefix.withValue("warmup:") { () async -> Result<Void, Warmup.Failure> in
             do throws(Warmup.Failure) {
                 try await warmup.run(plan)
@@ -83,7 +84,7 @@ public enum Population {
         }
         switch result {
         case .success:
-            recorder.journeyEnded("warmup", cohort: user.cohort, outcome: .completed, step: "done", errorCode: nil,
+            recorder.journeyEnded(JourneyResult.warmup, cohort: user.cohort, outcome: .completed, step: "done", errorCode: nil,
                                   intended: started, end: MonotonicClock.now())
             if plan.diagnostic { user.device.micPermission = .granted }  // it recorded the diagnostic
             user.nextIntended = max(user.nextIntended, MonotonicClock.now())
@@ -91,7 +92,7 @@ public enum Population {
         case let .failure(f):
             // A warm-up cut short by the end of the run (or a kill) was interrupted, not broken.
             let stopped = f.code == "interrupted" || f.code == "aborted" || Task.isCancelled
-            recorder.journeyEnded("warmup", cohort: user.cohort, outcome: stopped ? .abandoned : .failed, step: f.step,
+            recorder.journeyEnded(JourneyResult.warmup, cohort: user.cohort, outcome: stopped ? .abandoned : .failed, step: f.step,
                                   errorCode: stopped ? "interrupted" : f.code, intended: started, end: MonotonicClock.now())
             return false
         }

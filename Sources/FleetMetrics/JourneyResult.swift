@@ -51,3 +51,19 @@ public struct JourneyExit: Sendable, Codable, Equatable, Hashable {
         self.count = count
     }
 }
+
+extension JourneyResult {
+    /// The journey name under which cohort warm-ups are recorded: set-up reached through the API
+    /// before a user's measured journey, kept apart from the load in totals and cards.
+    public static let warmup = "warmup"
+
+    public var isWarmup: Bool { journey == JourneyResult.warmup }
+}
+
+extension RunResults {
+    /// Journeys that were the run's load (cohort warm-ups left out).
+    public var measuredJourneys: [JourneyResult] { journeys.filter { !$0.isWarmup } }
+
+    /// Cohort warm-ups, one row per cohort.
+    public var warmupJourneys: [JourneyResult] { journeys.filter(\.isWarmup) }
+}

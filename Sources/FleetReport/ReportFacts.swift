@@ -32,9 +32,10 @@ enum ReportFacts {
         return t.requests > 0 ? Double(t.errors) / Double(t.requests) : 0
     }
 
-    /// Journeys completed and started, over every journey and cohort.
+    /// Journeys completed and started, over every journey and cohort (cohort warm-ups left out:
+    /// they are set-up, not load).
     static func journeyTotals(_ r: RunResults) -> (started: Int64, completed: Int64, failed: Int64) {
-        r.journeys.reduce((0, 0, 0)) { ($0.0 + $1.started, $0.1 + $1.completed, $0.2 + $1.failed) }
+        r.measuredJourneys.reduce((0, 0, 0)) { ($0.0 + $1.started, $0.1 + $1.completed, $0.2 + $1.failed) }
     }
 
     /// The error table ordered most frequent first (ties in table order).

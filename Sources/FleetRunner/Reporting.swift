@@ -49,7 +49,7 @@ enum Summary {
         let t = r.requestTotals
         // Cohort warm-ups are recorded as a journey named "warmup"; they are set-up, not load, so
         // they are counted apart from the journeys the profile asked for.
-        let real = r.journeys.filter { $0.journey != "warmup" }, warmups = r.journeys.filter { $0.journey == "warmup" }
+        let real = r.measuredJourneys, warmups = r.warmupJourneys
         let done = real.reduce(Int64(0)) { $0 + $1.completed }
         let started = real.reduce(Int64(0)) { $0 + $1.started }
         var line = "requests \(t.requests), errors \(t.errors); journeys completed \(done)/\(started)"
