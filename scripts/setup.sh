@@ -6,7 +6,7 @@ set -euo pipefail
 
 need=(pkg-config libcurl4-openssl-dev libsqlite3-dev libsndfile1-dev sqlite3)
 if [ "${1:-}" = "test" ]; then
-  need+=(chromium curl)
+  need+=(chromium fonts-liberation fonts-dejavu-core curl)
 fi
 
 missing=()
