@@ -86,19 +86,8 @@ public struct StackSettings: Sendable, Codable, Equatable {
     /// Whether the named bug is switched on.
     public func bug(_ name: String) -> Bool { bugs.contains(name) }
 
-    private struct AnyKey: CodingKey {
-        var stringValue: String
-        var intValue: Int? { nil }
-        init?(stringValue: String) { self.stringValue = stringValue }
-        init?(intValue: Int) { nil }
-    }
-
     public init(from decoder: Decoder) throws {
-        let all = try decoder.container(keyedBy: AnyKey.self)
-        let known = Set(CodingKeys.allCases.map(\.rawValue))
-        if let unknown = all.allKeys.map(\.stringValue).filter({ !known.contains($0) }).sorted().first {
-            throw StackSettingsError("unknown setting '\(unknown)' (known: \(known.sorted().joined(separator: ", ")))")
-        }
+        try StrictKeys.check(decoder, known: CodingKeys.allCases.map(\.rawValue), what: "unknown setting")
         let c = try decoder.container(keyedBy: CodingKeys.self)
         let d = StackSettings()
         host = try c.decodeIfPresent(String.self, forKey: .host) ?? d.host
@@ -218,19 +207,8 @@ public struct RouteFault: Sendable, Codable, Equatable {
 
     enum CodingKeys: String, CodingKey, CaseIterable { case latencyMedianMs, latencySigma, errorFraction, errorStatus }
 
-    private struct AnyKey: CodingKey {
-        var stringValue: String
-        var intValue: Int? { nil }
-        init?(stringValue: String) { self.stringValue = stringValue }
-        init?(intValue: Int) { nil }
-    }
-
     public init(from decoder: Decoder) throws {
-        let all = try decoder.container(keyedBy: AnyKey.self)
-        let known = Set(CodingKeys.allCases.map(\.rawValue))
-        if let unknown = all.allKeys.map(\.stringValue).filter({ !known.contains($0) }).sorted().first {
-            throw StackSettingsError("faults: unknown key '\(unknown)' (known: \(known.sorted().joined(separator: ", ")))")
-        }
+        try StrictKeys.check(decoder, known: CodingKeys.allCases.map(\.rawValue), what: "faults: unknown key")
         let c = try decoder.container(keyedBy: CodingKeys.self)
         latencyMedianMs = try c.decodeIfPresent(Double.self, forKey: .latencyMedianMs) ?? 0
         latencySigma = try c.decodeIfPresent(Double.self, forKey: .latencySigma) ?? 0
@@ -247,5 +225,24 @@ public struct RouteFault: Sendable, Codable, Equatable {
         guard latencySigma >= 0, latencySigma <= 5 else { throw StackSettingsError("'faults.\(route).latencySigma' must be 0…5") }
         guard (0...1).contains(errorFraction) else { throw StackSettingsError("'faults.\(route).errorFraction' must be 0…1") }
         guard errorStatus == 500 || errorStatus == 503 else { throw StackSettingsError("'faults.\(route).errorStatus' must be 500 or 503") }
+    }
+}
+
+/// Refuses a JSON object with a key the decoder does not know, naming it and the known ones, so
+/// that a typo in a settings file never silently does nothing.
+enum StrictKeys {
+    private struct AnyKey: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init?(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    static func check(_ decoder: Decoder, known: [String], what: String) throws {
+        let all = try decoder.container(keyedBy: AnyKey.self)
+        let knownSet = Set(known)
+        if let unknown = all.allKeys.map(\.stringValue).filter({ !knownSet.contains($0) }).sorted().first {
+            throw StackSettingsError("\(what) '\(unknown)' (known: \(knownSet.sorted().joined(separator: ", ")))")
+        }
     }
 }
