@@ -3,7 +3,7 @@
 // Module graph (dependencies point one way, C never leaks past its wrapper):
 //   C libraries ─▶ FleetHTTP (libcurl) · FleetSQLite (sqlite3) · FleetAudio (libsndfile)
 //   FleetCore (clock, seeded RNG, SHA-256/HMAC) ◀─ everything
-//   FleetMetrics ◀─ FleetClient ◀─ FleetJourneys ◀─ FleetRunner ◀─ FleetCLI ◀─ fleet
+//   FleetMetrics ◀─ FleetClient ◀─ FleetCheck (invariants) ◀─ FleetJourneys ◀─ FleetRunner ◀─ FleetCLI ◀─ fleet
 //   FleetStack (reference stack) and FleetReport stand beside them; only FleetCLI sees all.
 import PackageDescription
 
@@ -32,10 +32,11 @@ let package = Package(
         .target(name: "FleetStack", dependencies: ["FleetCore", "FleetSQLite", "FleetAudio"],
                 exclude: ["README.md"], resources: [.copy("Resources/articles.json")]),
         .target(name: "FleetClient", dependencies: ["FleetCore", "FleetHTTP", "FleetMetrics"]),
-        .target(name: "FleetJourneys", dependencies: ["FleetCore", "FleetClient", "FleetAudio", "FleetMetrics"]),
+        .target(name: "FleetCheck", dependencies: ["FleetCore", "FleetClient", "FleetMetrics"]),
+        .target(name: "FleetJourneys", dependencies: ["FleetCore", "FleetClient", "FleetCheck", "FleetAudio", "FleetMetrics"]),
         .target(name: "FleetReport", dependencies: ["FleetCore", "FleetMetrics", "FleetSQLite"]),
         .target(name: "FleetRunner", dependencies: ["FleetCore", "FleetHTTP", "FleetMetrics", "FleetClient",
-                                                    "FleetJourneys", "FleetAudio", "FleetReport"]),
+                                                    "FleetCheck", "FleetJourneys", "FleetAudio", "FleetReport"]),
         .target(name: "FleetCLI", dependencies: ["FleetCore", "FleetHTTP", "FleetMetrics", "FleetAudio", "FleetJourneys",
                                                  "FleetStack", "FleetRunner", "FleetReport"]),
         .executableTarget(name: "fleet", dependencies: ["FleetCLI"]),
@@ -51,6 +52,7 @@ let package = Package(
                     exclude: ["Fixtures"]),  // read through #filePath, not bundled
         .testTarget(name: "FleetRunnerTests", dependencies: ["FleetRunner", "FleetStack", "FleetCLI"]),
         .testTarget(name: "FleetCLITests", dependencies: ["FleetCLI"]),
+        .testTarget(name: "FleetCheckTests", dependencies: ["FleetCheck", "FleetClient", "FleetMetrics", "FleetCore"]),
     ],
     swiftLanguageModes: [.v6]
 )

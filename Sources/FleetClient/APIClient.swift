@@ -42,6 +42,9 @@ public final class APIClient: Sendable {
         var retries = 0
         var rateLimitWaits = 0
         let bodyBytes = body.map { HTTPBody(bytes: $0.serializedBytes()) }
+        // A double tap (bug hunt): the first send of a tapped call goes out `copies` times at once.
+        var tapCopies = 0
+        if let taps = RequestScope.taps, taps.templates.contains(template), random.chance(taps.rate) { tapCopies = taps.copies - 1 }
         while true {
             var headers = [HTTPHeader("Accept", "application/json")]
             if let c = credentials {
@@ -52,7 +55,14 @@ public final class APIClient: Sendable {
             if let k = idempotencyKey { headers.append(HTTPHeader("Idempotency-Key", k)) }
             let request = HTTPRequest(method: method, url: url, headers: headers, body: bodyBytes,
                                       timeout: settings.requestTimeout)
-            let outcome = await exchange(request, template: template, intended: intendedStart)
+            let sent = Sent(path: path, json: body, key: idempotencyKey)
+            let outcome: Result<Exchanged, HTTPError>
+            if tapCopies > 0 {
+                outcome = await tapped(request, template: template, intended: intendedStart, sent: sent, copies: tapCopies)
+                tapCopies = 0
+            } else {
+                outcome = await exchange(request, template: template, intended: intendedStart, sent: sent)
+            }
             switch outcome {
             case let .success(r) where (200..<300).contains(r.status):
                 if r.body.isEmpty { return .success(APIResponse(status: r.status, body: .null, end: r.end)) }
@@ -121,7 +131,12 @@ public final class APIClient: Sendable {
                        intended: UInt64) async -> Result<UInt64, APIError> {
         var request = HTTPRequest(method: method, url: url, headers: headers, body: body, timeout: settings.uploadTimeout)
         request.abortUploadAfterBytes = abortAfterBytes
-        switch await exchange(request, template: "\(method) upload", intended: intended) {
+        let path = url.firstIndex(of: "/").map { i -> String in
+            // the path of an absolute URL, for traces: after "scheme://host"
+            let rest = url[i...].dropFirst(2)
+            return rest.firstIndex(of: "/").map { String(rest[$0...].prefix { $0 != "?" }) } ?? "/"
+        } ?? url
+        switch await exchange(request, template: "\(method) upload", intended: intended, sent: Sent(path: path, json: nil, key: nil)) {
         case let .success(r) where (200..<300).contains(r.status): return .success(r.end)
         case let .success(r): return .failure(APIError.from(response: r.response))
         case let .failure(e): return .failure(APIError.from(transport: e))
@@ -137,10 +152,34 @@ public final class APIClient: Sendable {
         var body: [UInt8] { response.body }
     }
 
+    /// What the observer is told about a request besides the HTTP request itself.
+    struct Sent: Sendable {
+        var path: String
+        var json: JSONValue?
+        var key: String?
+    }
+
+    /// The same request `copies + 1` times at once; the app goes on with the first copy's answer
+    /// (every copy is recorded and observed).
+    private func tapped(_ request: HTTPRequest, template: String, intended: UInt64, sent: Sent,
+                        copies: Int) async -> Result<Exchanged, HTTPError> {
+        recorder.count("double_taps")
+        return await withTaskGroup(of: (Int, Result<Exchanged, HTTPError>).self) { group in
+            for i in 0...copies {
+                group.addTask { (i, await self.exchange(request, template: template, intended: intended, sent: sent)) }
+            }
+            var first: Result<Exchanged, HTTPError>?
+            for await (i, r) in group where i == 0 { first = r }
+            return first!
+        }
+    }
+
     /// One HTTP exchange, recorded; cancelling the task cancels the transfer (an app kill).
-    private func exchange(_ request: HTTPRequest, template name: String, intended: UInt64) async -> Result<Exchanged, HTTPError> {
+    private func exchange(_ request: HTTPRequest, template name: String, intended: UInt64, sent: Sent) async -> Result<Exchanged, HTTPError> {
         let template = RequestScope.endpointPrefix + name
+        let observer = RequestScope.observer
         let actual = MonotonicClock.now()
+        observer?.willSend(template: name, path: sent.path, body: sent.json, at: actual)
         let holder = TransferHolder()
         let result: Result<HTTPResponse, HTTPError> = await withTaskCancellationHandler {
             await withCheckedContinuation { (c: CheckedContinuation<Result<HTTPResponse, HTTPError>, Never>) in
@@ -153,6 +192,7 @@ public final class APIClient: Sendable {
         if let trace = RequestScope.trace {
             trace.append(name, status: { if case let .success(r) = result { return r.status } else { return nil } }())
         }
+        if let observer { observer.exchanged(Self.exchangeSeen(name, sent: sent, result: result, intended: intended, actual: actual, end: end)) }
         switch result {
         case let .success(r):
             var code: String? = nil
@@ -173,6 +213,20 @@ public final class APIClient: Sendable {
             }
             return .failure(e)
         }
+    }
+
+    /// The observer's view of one exchange: the answer parsed again (only when someone observes).
+    private static func exchangeSeen(_ template: String, sent: Sent, result: Result<HTTPResponse, HTTPError>,
+                                     intended: UInt64, actual: UInt64, end: UInt64) -> Exchange {
+        var e = Exchange(template: template, path: sent.path, requestBody: sent.json, idempotencyKey: sent.key,
+                         status: nil, body: nil, intended: intended, sent: actual, received: end)
+        if case let .success(r) = result {
+            e.status = r.status
+            e.bodyBytes = r.body.count
+            if !r.body.isEmpty { e.body = try? JSONValue.parse(r.body) }
+            e.serverDateMs = r.header("Date").flatMap(HTTPDate.parseMillis)
+        }
+        return e
     }
 
     /// Full-jitter capped exponential backoff; honours a server's `Retry-After` when larger.

@@ -48,4 +48,28 @@ public enum RequestScope {
     /// Prepended to the endpoint template when recording (`warmup:` during cohort preparation),
     /// so that requests made to reach a starting state stay apart from the measured ones.
     @TaskLocal public static var endpointPrefix: String = ""
+    /// When set, sees every exchange of the task (the invariant checker of the user).
+    @TaskLocal public static var observer: (any ExchangeObserver)?
+    /// When set, the user double-taps some calls (a race amplifier of the bug hunt).
+    @TaskLocal public static var taps: TapPolicy?
+}
+
+/// Double taps: the same request sent `copies` times at once with one Idempotency-Key, as a
+/// user tapping twice (or an app retrying on a timer) does. Decided per call from the user's
+/// generator, so a replay taps the same calls.
+public struct TapPolicy: Sendable {
+    public var rate: Double
+    public var copies: Int
+    /// The calls that may be tapped: complete, submit, purchase, session create.
+    public var templates: Set<String>
+
+    public static let defaultTemplates: Set<String> = [
+        "POST /sessions/{id}/complete", "POST /attempts/{id}/submit", "POST /subscriptions/apple/transactions", "POST /sessions",
+    ]
+
+    public init(rate: Double, copies: Int = 2, templates: Set<String> = TapPolicy.defaultTemplates) {
+        self.rate = rate
+        self.copies = max(2, copies)
+        self.templates = templates
+    }
 }

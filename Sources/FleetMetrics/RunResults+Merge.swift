@@ -50,6 +50,8 @@ extension RunResults {
             }
         }
         health = byWindow.values.sorted { $0.window < $1.window }
+        // Each shard's users are its own, so violations never overlap: the union, sorted.
+        violations = (violations + other.violations).sorted()
         meta.actualDurationSeconds = Swift.max(meta.actualDurationSeconds, other.meta.actualDurationSeconds)
         meta.plannedDurationSeconds = Swift.max(meta.plannedDurationSeconds, other.meta.plannedDurationSeconds)
         for n in other.meta.notes where !meta.notes.contains(n) { meta.notes.append(n) }

@@ -23,6 +23,8 @@ public struct RunResults: Sendable, Codable, Equatable {
     public var counters: [String: Int64]
     /// One sample per window at most, sorted by window.
     public var health: [HealthSample]
+    /// Every invariant breach the checker saw, sorted (empty when none, or when checks were off).
+    @DefaultEmpty public var violations: [Violation] = []
 
     public static let currentFormat = 1
 

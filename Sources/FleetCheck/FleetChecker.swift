@@ -1,0 +1,95 @@
+import FleetClient
+import FleetCore
+import FleetMetrics
+import Foundation
+import Synchronization
+
+/// The fleet's invariant checker: one `UserChecker` per virtual user, the registry of which user
+/// owns which session and attempt (for isolation checks and cross-user probes), the violations
+/// found, and the end-of-run audit.
+public final class FleetChecker: Sendable {
+    public let settings: CheckSettings
+    public let seed: UInt64
+    public let clock: RunClock
+    public let skew: ClockSkew
+    private let owners = Mutex<[String: Int]>([:])
+    private let ownedByUser = Mutex<[Int: [String]]>([:])
+    private let users = Mutex<[Int: UserChecker]>([:])
+    private let found = Mutex<(rows: [Violation], dropped: Int)>(([], 0))
+
+    public init(settings: CheckSettings, seed: UInt64, clock: RunClock) {
+        self.settings = settings
+        self.seed = seed
+        self.clock = clock
+        skew = ClockSkew(toleranceS: settings.clockSkewToleranceS)
+    }
+
+    /// The checker of user `index` (created on first use; a second device of the same install shares it).
+    public func user(_ index: Int, scenario: String, journey: String, credentials: Credentials) -> UserChecker {
+        users.withLock { u in
+            if let c = u[index] { return c }
+            let c = UserChecker(index: index, scenario: scenario, journey: journey, credentials: credentials, fleet: self)
+            u[index] = c
+            return c
+        }
+    }
+
+    // MARK: Registry
+
+    func own(_ id: String, by user: Int) {
+        let fresh = owners.withLock { o -> Bool in
+            guard o[id] == nil else { return false }
+            o[id] = user
+            return true
+        }
+        if fresh { ownedByUser.withLock { $0[user, default: []].append(id) } }
+    }
+
+    func owner(of id: String) -> Int? { owners.withLock { $0[id] } }
+
+    /// Ids of sessions and attempts of users other than `user`, for a cross-user probe: the
+    /// `count` nearest below `user` in index order (deterministic for a given run).
+    public func othersIDs(excluding user: Int, count: Int) -> [String] {
+        ownedByUser.withLock { m in
+            let others = m.keys.filter { $0 != user }.sorted { abs($0 - user) < abs($1 - user) }
+            return Array(others.prefix(2).flatMap { m[$0]!.suffix(count) }.prefix(count))
+        }
+    }
+
+    // MARK: Findings
+
+    func report(_ v: Violation) {
+        found.withLock { f in
+            if f.rows.count < settings.maxViolations { f.rows.append(v) } else { f.dropped += 1 }
+        }
+    }
+
+    public var violations: [Violation] { found.withLock { $0.rows.sorted() } }
+    public var droppedViolations: Int { found.withLock { $0.dropped } }
+
+    /// The local days that the stack's clock may have been on between `sent` and `received`.
+    func localDays(_ tz: LocalTimeZone, sent: UInt64, received: UInt64) -> ClosedRange<Int64> {
+        let r = skew.rangeMs
+        let a = tz.localDay(atMs: clock.wallMs(sent) + r.lowerBound), b = tz.localDay(atMs: clock.wallMs(received) + r.upperBound)
+        return min(a, b)...max(a, b)
+    }
+
+    var allUsers: [UserChecker] { users.withLock { $0.values.sorted { $0.index < $1.index } } }
+
+    // MARK: Traces
+
+    /// Writes `traces/user-<K>.jsonl` for every user with a violation; returns how many.
+    @discardableResult
+    public func writeTraces(to dir: String, only: Set<Int>? = nil, name: (Int) -> String = { "user-\($0).jsonl" }) throws -> Int {
+        let violators = Set(violations.map(\.user))
+        let chosen = allUsers.filter { violators.contains($0.index) && (only?.contains($0.index) ?? true) }
+        guard !chosen.isEmpty else { return 0 }
+        let traces = dir + "/traces"
+        try FileManager.default.createDirectory(atPath: traces, withIntermediateDirectories: true)
+        for u in chosen {
+            let text = u.traceEntries.map { $0.json() }.joined(separator: "\n") + "\n"
+            try Data(text.utf8).write(to: URL(fileURLWithPath: traces + "/" + name(u.index)), options: .atomic)
+        }
+        return chosen.count
+    }
+}

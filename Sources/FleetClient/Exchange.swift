@@ -1,0 +1,80 @@
+import FleetCore
+
+/// One HTTP exchange as the app saw it: what went out and what came back, for whoever judges it.
+///
+/// Steps report; they do not judge. The client hands every exchange of a task to the task-local
+/// `RequestScope.observer` (the invariant checker when a run checks), with the request's JSON body
+/// and key, the answer's status and JSON, and the monotonic instants it was meant to go out, went
+/// out and ended. `status == nil` means no answer arrived: its effect may or may not have committed.
+public struct Exchange: Sendable {
+    /// `POST /sessions/{id}/complete`, `PUT upload` (no `warmup:` prefix).
+    public var template: String
+    /// The concrete path under the base URL (`/sessions/s_12/complete`), or the upload URL's path.
+    public var path: String
+    public var requestBody: JSONValue?
+    public var idempotencyKey: String?
+    public var status: Int?
+    /// The answer parsed as JSON; nil when empty or not JSON (the client counts that as an error).
+    public var body: JSONValue?
+    /// The raw answer's length and a short digest, for traces.
+    public var bodyBytes: Int
+    public var intended: UInt64
+    public var sent: UInt64
+    public var received: UInt64
+    /// The server's `Date` header in Unix milliseconds (second resolution), when it sent one.
+    public var serverDateMs: Int64?
+
+    public init(template: String, path: String, requestBody: JSONValue? = nil, idempotencyKey: String? = nil,
+                status: Int?, body: JSONValue?, bodyBytes: Int = 0, intended: UInt64, sent: UInt64, received: UInt64,
+                serverDateMs: Int64? = nil) {
+        self.template = template
+        self.path = path
+        self.requestBody = requestBody
+        self.idempotencyKey = idempotencyKey
+        self.status = status
+        self.body = body
+        self.bodyBytes = bodyBytes
+        self.intended = intended
+        self.sent = sent
+        self.received = received
+        self.serverDateMs = serverDateMs
+    }
+
+    /// The `{id}` of a template's first placeholder, read off the concrete path.
+    public var pathID: String? {
+        let t = template.split(separator: " ", maxSplits: 1).last.map(String.init) ?? ""
+        let tp = t.split(separator: "/"), pp = path.split(separator: "/")
+        guard tp.count == pp.count else { return nil }
+        for (a, b) in zip(tp, pp) where a == "{id}" { return String(b) }
+        return nil
+    }
+
+    public var succeeded: Bool { status.map { (200..<300).contains($0) } ?? false }
+}
+
+/// Receives every exchange of the tasks it is set on (`RequestScope.observer`).
+public protocol ExchangeObserver: Sendable {
+    /// Called before a request goes out (so a checker knows what is in flight).
+    func willSend(template: String, path: String, body: JSONValue?, at: UInt64)
+    /// Called once per exchange, answered or not, after `willSend`.
+    func exchanged(_ e: Exchange)
+    /// A decision the user's generator took (`dailyQuest.fetch_evidence = true`), for traces.
+    func decided(_ key: String, _ value: String)
+}
+
+/// Parses an HTTP `Date` header (IMF-fixdate, `Sun, 06 Nov 1994 08:49:37 GMT`) to Unix milliseconds.
+public enum HTTPDate {
+    private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+
+    public static func parseMillis(_ s: String) -> Int64? {
+        let parts = s.split(separator: " ")
+        guard parts.count == 6, parts[5] == "GMT", let day = Int(parts[1]), let month = months.firstIndex(of: String(parts[2])),
+              let year = Int(parts[3]) else { return nil }
+        let hms = parts[4].split(separator: ":").compactMap { Int($0) }
+        guard hms.count == 3, (1...31).contains(day), (0...23).contains(hms[0]), (0...59).contains(hms[1]),
+              (0...60).contains(hms[2]), (1970...9999).contains(year) else { return nil }
+        let days = RFC3339.daysFromCivil(Int64(year), Int64(month + 1), Int64(day))
+        return (days * 86_400 + Int64(hms[0] * 3600 + hms[1] * 60 + hms[2])) * 1000
+    }
+
+}

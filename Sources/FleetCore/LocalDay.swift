@@ -1,0 +1,47 @@
+import Foundation
+
+/// A timezone as the API names it: an IANA name or a `±HH:MM` offset; UTC when unknown
+/// (API.md "Streak"). Gives the local calendar day of an instant, for streak-day checks.
+public struct LocalTimeZone: Sendable {
+    public let identifier: String
+    private let fixedOffsetS: Int?
+    private let zone: TimeZone?
+
+    public init(_ raw: String) {
+        let s = raw.trimmingCharacters(in: .whitespaces)
+        if let off = Self.parseOffset(s) {
+            identifier = s; fixedOffsetS = off; zone = nil
+        } else if !s.isEmpty, let tz = TimeZone(identifier: s) {
+            identifier = s; fixedOffsetS = nil; zone = tz
+        } else {
+            identifier = "UTC"; fixedOffsetS = 0; zone = nil
+        }
+    }
+
+    /// `+05:45` → 20700; anything else nil.
+    public static func parseOffset(_ s: String) -> Int? {
+        let b = Array(s.utf8)
+        guard b.count == 6, b[0] == 43 || b[0] == 45, b[3] == 58,
+              let h = Int(String(decoding: b[1..<3], as: UTF8.self)),
+              let m = Int(String(decoding: b[4..<6], as: UTF8.self)), h <= 14, m < 60 else { return nil }
+        return (h * 3600 + m * 60) * (b[0] == 45 ? -1 : 1)
+    }
+
+    /// `20700` → `+05:45`.
+    public static func formatOffset(seconds: Int) -> String {
+        let a = abs(seconds) / 60
+        let h = a / 60, m = a % 60
+        return (seconds < 0 ? "-" : "+") + (h < 10 ? "0" : "") + String(h) + ":" + (m < 10 ? "0" : "") + String(m)
+    }
+
+    public func offsetSeconds(atMs ms: Int64) -> Int {
+        if let fixedOffsetS { return fixedOffsetS }
+        return zone?.secondsFromGMT(for: Date(timeIntervalSince1970: Double(ms) / 1000)) ?? 0
+    }
+
+    /// Days since 1970-01-01 in local time of the instant `ms` (floor division).
+    public func localDay(atMs ms: Int64) -> Int64 {
+        let local = ms + Int64(offsetSeconds(atMs: ms)) * 1000
+        return local >= 0 ? local / 86_400_000 : -((-local + 86_400_000 - 1) / 86_400_000)
+    }
+}
