@@ -1,3 +1,4 @@
+import FleetCore
 import FleetRunner
 
 /// `fleet blast URL [-c N] [-d SECONDS] [-R RATE] [-t THREADS] [--timeout SECONDS]`: wrk-style raw

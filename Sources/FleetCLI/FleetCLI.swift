@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import FleetCore
 import Glibc
 #endif
 

@@ -1,3 +1,4 @@
+import FleetCore
 import FleetReport
 import Foundation
 

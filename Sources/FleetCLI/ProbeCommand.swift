@@ -1,3 +1,4 @@
+import FleetCore
 import FleetRunner
 
 /// `fleet probe upload-memory URL -n USERS [--clip FILE] [--max-uploads N] [--timeout S]`:

@@ -1,3 +1,4 @@
+import FleetCore
 import FleetRunner
 
 /// `fleet profile validate FILE…`: every problem of each profile, with its JSON path; exit 2 on any.

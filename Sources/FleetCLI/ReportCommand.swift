@@ -1,3 +1,4 @@
+import FleetCore
 import FleetMetrics
 import FleetReport
 import Foundation

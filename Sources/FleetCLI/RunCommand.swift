@@ -37,6 +37,7 @@ public enum RunCommand: FleetCommand {
             profile.durationS = d
         }
         var options = RunOptions(profile: profile)
+        options.profilePath = profilePath
         options.target = target
         if let out { options.outDir = out }
         if let history { options.historyPath = history }

@@ -13,7 +13,7 @@ public final class FleetChecker: Sendable {
     public let clock: RunClock
     public let skew: ClockSkew
     private let owners = Mutex<[String: Int]>([:])
-    private let ownedByUser = Mutex<[Int: [String]]>([:])
+    private let ownedByUser = Mutex<[Int: [OwnedID]]>([:])
     private let users = Mutex<[Int: UserChecker]>([:])
     private let found = Mutex<(rows: [Violation], dropped: Int)>(([], 0))
 
@@ -36,20 +36,20 @@ public final class FleetChecker: Sendable {
 
     // MARK: Registry
 
-    func own(_ id: String, by user: Int) {
+    func own(_ id: String, by user: Int, attempt: Bool = false) {
         let fresh = owners.withLock { o -> Bool in
             guard o[id] == nil else { return false }
             o[id] = user
             return true
         }
-        if fresh { ownedByUser.withLock { $0[user, default: []].append(id) } }
+        if fresh { ownedByUser.withLock { $0[user, default: []].append(OwnedID(id: id, isAttempt: attempt)) } }
     }
 
     func owner(of id: String) -> Int? { owners.withLock { $0[id] } }
 
     /// Ids of sessions and attempts of users other than `user`, for a cross-user probe: the
     /// `count` nearest below `user` in index order (deterministic for a given run).
-    public func othersIDs(excluding user: Int, count: Int) -> [String] {
+    public func othersIDs(excluding user: Int, count: Int) -> [OwnedID] {
         ownedByUser.withLock { m in
             let others = m.keys.filter { $0 != user }.sorted { abs($0 - user) < abs($1 - user) }
             return Array(others.prefix(2).flatMap { m[$0]!.suffix(count) }.prefix(count))
@@ -92,4 +92,10 @@ public final class FleetChecker: Sendable {
         }
         return chosen.count
     }
+}
+
+/// A session or attempt id and whose it is (kept by the registry).
+public struct OwnedID: Sendable, Equatable {
+    public var id: String
+    public var isAttempt: Bool
 }

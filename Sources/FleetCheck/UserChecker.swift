@@ -112,7 +112,7 @@ public final class UserChecker: ExchangeObserver {
             }
         case "POST /sessions/{id}/attempts":
             log.attemptCreated(e, session: id)
-            if e.succeeded, let a = e.body?["attempt_id"]?.string { fleet.own(a, by: index) }
+            if e.succeeded, let a = e.body?["attempt_id"]?.string { fleet.own(a, by: index, attempt: true) }
         case "POST /attempts/{id}/submit", "GET /attempts/{id}", "POST /attempts/{id}/retry":
             if let id { out += log.attemptAnswered(attempt: id, e, seen: seen, isSubmit: e.template == "POST /attempts/{id}/submit") }
         case "POST /sessions/{id}/complete":
@@ -153,6 +153,7 @@ public final class UserChecker: ExchangeObserver {
     public var settledSessions: [String] {
         state.withLock { $0.log.sessions.filter { $0.value.settlement != nil }.map(\.key).sorted() }
     }
+    public func othersIDs(count: Int) -> [OwnedID] { fleet.othersIDs(excluding: index, count: count) }
     public var knownSessions: [String] { state.withLock { $0.log.sessions.keys.sorted() } }
     public var knownAttempts: [String] { state.withLock { $0.log.attempts.keys.sorted() } }
 

@@ -18,6 +18,9 @@ public final class Credentials: @unchecked Sendable {
         self.timezone = timezone
     }
 
+    /// Another device signed into the same install: same install id, locale and zone; tokens of its own.
+    public func sameInstall() -> Credentials { Credentials(installId: installId, locale: locale, timezone: timezone) }
+
     /// Forgets the tokens (account deleted, or sign-in must be redone).
     public func signOut() {
         userId = nil

@@ -45,6 +45,7 @@ extension VirtualUser {
     /// not assessed) throws `stage_precondition` for the caller to route by stage.
     @discardableResult
     public func settle(session: SessionInfo, since assessedSeen: UInt64, replay: Bool = false) async throws(JourneyStop) -> SettlementInfo {
+        if !replay { try await killDuringComplete(session: session.id) }
         reach(replay ? "complete_replay" : "complete")
         device.pendingSettlement = session.id
         let intended = nextIntended
@@ -68,6 +69,9 @@ extension VirtualUser {
         }
         // A response was seen (settlement or error): nothing is left to replay after a kill.
         device.pendingSettlement = nil
-        return try expect(result)
+        let settled = try expect(result)
+        lastSettledAt = end
+        await lateDuplicate(after: session.id)
+        return settled
     }
 }

@@ -39,6 +39,7 @@ public struct DeleteData: Journey {
         try await confirm(user, "delete_data_confirm")
         _ = try user.expect(await user.client.deleteTrainingData(user.credentials, intended: user.nextIntended, random: &user.random))
         user.reach("data_deleted")
+        await user.readAfterDelete()
         // Caches cleared: everything is fetched again.
         let growth = try user.expect(await user.client.growth(user.credentials, intended: user.nextIntended, random: &user.random))
         guard growth.isEmpty else {

@@ -72,6 +72,7 @@ extension VirtualUser {
                                                           intended: nextIntended, random: &random))
         device.storeReceipt = StoreReceipt(signed: signed, transactionId: tx.transactionId, productId: product.id,
                                            expiresMs: tx.expiresMs)
+        await duplicatePurchase(signed: signed)
         return e
     }
 

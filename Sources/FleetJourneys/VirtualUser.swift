@@ -1,3 +1,4 @@
+import FleetCheck
 import FleetClient
 import FleetCore
 import FleetMetrics
@@ -8,8 +9,12 @@ public struct FleetWorld: Sendable {
     public var recorder: Recorder
     public var recordings: any RecordingSource
     public var behaviour: Behaviour
+    /// The run's invariant checker; nil when the profile turns checks off.
+    public var checker: FleetChecker?
 
-    public init(client: APIClient, recorder: Recorder, recordings: any RecordingSource, behaviour: Behaviour) {
+    public init(client: APIClient, recorder: Recorder, recordings: any RecordingSource, behaviour: Behaviour,
+                checker: FleetChecker? = nil) {
+        self.checker = checker
         self.client = client
         self.recorder = recorder
         self.recordings = recordings
@@ -36,6 +41,13 @@ public final class VirtualUser: @unchecked Sendable {
     /// Called with every step the user reaches; the kill machinery (`Lifecycle.swift`) arms an
     /// app kill on it. Set and cleared by the user's own task only.
     public var onReach: (@Sendable (String) -> Void)?
+    /// The user's invariant checker (nil when the run does not check); steps never consult it,
+    /// only the amplifiers read the ids it has seen.
+    public var checker: UserChecker?
+    /// The race amplifiers of the user's scenario (all off by default).
+    public var amplifiers = Amplifiers()
+    /// When the user last received a first settlement (monotonic), for the midnight amplifier.
+    public var lastSettledAt: UInt64 = 0
 
     public init(index: Int, seed: UInt64, world: FleetWorld, device: Device, cohort: String, start: UInt64) {
         self.index = index
@@ -52,6 +64,7 @@ public final class VirtualUser: @unchecked Sendable {
     /// Walks `journey` once and records how it ended.
     public func run(_ journey: any Journey) async -> JourneyOutcome {
         self.journey = journey.name
+        checker?.setJourney(journey.name)
         step = "start"
         let started = nextIntended
         world.recorder.journeyStarted(journey.name, cohort: cohort)
@@ -88,7 +101,9 @@ public final class VirtualUser: @unchecked Sendable {
 
     /// A branch of the Markov chain: true with the profile's probability for `key`.
     public func decide(_ key: String, default p: Double) -> Bool {
-        random.chance(world.behaviour.probability("\(journey).\(key)", default: p))
+        let taken = random.chance(world.behaviour.probability("\(journey).\(key)", default: p))
+        checker?.decided("\(journey).\(key)", taken ? "yes" : "no")
+        return taken
     }
 
     /// Unwraps a call's result; an error ends the journey as failed at the current step. The

@@ -1,3 +1,4 @@
+import FleetCheck
 import FleetClient
 import FleetCore
 import FleetJourneys
@@ -57,19 +58,82 @@ public final class Fleet: Sendable {
     public static func stream(scenario s: Int, local: Int) -> UInt64 { UInt64(s) << 40 | UInt64(local) }
 
     func walk(scenario s: Int, local: Int, intended: UInt64) async {
+        await walkUser(scenario: s, local: local, intended: intended)
+    }
+
+    /// One user's whole visit: identity, checker, amplifiers, cohort warm-up, journey (with a
+    /// twin device when drawn), back-to-back sessions, probes. `shadows` more devices of the same
+    /// install walk the very same decisions at once (`fleet replay --amplify`). Returns the
+    /// user's index.
+    @discardableResult
+    public func walkUser(scenario s: Int, local: Int, intended: UInt64, shadows: Int = 0) async -> Int {
         let scenario = profile.scenarios[s]
         let stream = Self.stream(scenario: s, local: local)
         var pick = SeededRandom(seed: profile.seed ^ 0x5EED_C0DE, stream: stream)
         // Without `journeys` in the scenario each cohort walks its default mix.
         let (journeyName, cohort) = Population.pick(journeys: scenario.journeys, cohorts: scenario.cohorts, random: &pick)
         let journey = JourneyCatalog.all[journeyName]!
-        let device = Device(credentials: UserIdentity.make(&pick))
-        let user = VirtualUser(index: Int(stream), seed: profile.seed, world: world, device: device, cohort: cohort, start: intended)
+        let identity = UserIdentity.make(&pick)
+        let amp = scenario.amplifiers
+        // The midnight amplifier: a timezone whose local midnight falls 10–70 s after arrival.
+        var midnight: UInt64?
+        if amp.midnight > 0, pick.chance(amp.midnight) {
+            let (tz, at) = UserIdentity.midnightZone(afterS: 10 + pick.unit() * 15)
+            identity.timezone = tz
+            midnight = at
+        }
+        let twin = amp.twinDevice > 0 && pick.chance(amp.twinDevice)
+        let checker = world.checker?.user(Int(stream), scenario: scenario.name, journey: journeyName, credentials: identity)
+        func makeUser(_ credentials: Credentials, stream offset: UInt64) -> VirtualUser {
+            let u = VirtualUser(index: Int(stream), seed: profile.seed ^ offset, world: world, device: Device(credentials: credentials),
+                                cohort: cohort, start: intended)
+            u.checker = checker
+            u.amplifiers = amp
+            return u
+        }
+        let user = makeUser(identity, stream: 0)
         world.recorder.recordLatency("user_start", intended: intended, actual: MonotonicClock.now(), end: MonotonicClock.now())
-        // The cohort's starting state, reached through the API and recorded apart (`warmup:`);
-        // a user whose warm-up failed does not walk its journey from a wrong state.
-        guard await Population.prepare(user) else { return }
-        _ = await user.run(journey)
+        await RequestScope.$observer.withValue(checker) {
+            await RequestScope.$taps.withValue(amp.tapPolicy) {
+                // The cohort's starting state, reached through the API and recorded apart (`warmup:`);
+                // a user whose warm-up failed does not walk its journey from a wrong state.
+                guard await Population.prepare(user) else { return }
+                // Shadows replay the user's own decisions (same seed); a twin has decisions of its own.
+                var others = (0..<shadows).map { _ -> VirtualUser in
+                    let o = makeUser(identity.sameInstall(), stream: 0)
+                    o.random = user.random
+                    o.nextIntended = user.nextIntended
+                    return o
+                }
+                if twin { others.append(makeUser(identity.sameInstall(), stream: 0x7_7417)) }
+                let walkers = others, midnightAt = midnight
+                await withTaskGroup(of: Void.self) { group in
+                    for o in walkers { group.addTask { _ = await o.run(journey) } }
+                    group.addTask { await self.visit(user, journey: journey, midnight: midnightAt) }
+                }
+            }
+        }
+        checker?.walkEnded()
+        return Int(stream)
+    }
+
+    /// The journey, then back-to-back sessions (for a midnight user: until it settled past its midnight), then probes.
+    private func visit(_ user: VirtualUser, journey: any Journey, midnight: UInt64?) async {
+        var outcome = await user.run(journey)
+        let amp = user.amplifiers
+        var extra = 0
+        if let midnight {
+            while outcome == .completed, user.lastSettledAt < midnight &+ 3_000_000_000, extra < 12, !Task.isCancelled {
+                extra += 1
+                outcome = await user.run(journey)
+            }
+        } else if amp.backToBack > 0, user.random.chance(amp.backToBack) {
+            while outcome == .completed, extra < amp.backToBackSessions, !Task.isCancelled {
+                extra += 1
+                outcome = await user.run(journey)
+            }
+        }
+        await user.crossUserProbe()
     }
 }
 
@@ -77,6 +141,16 @@ public final class Fleet: Sendable {
 enum UserIdentity {
     static let locales = ["en-US", "en-GB", "zh-Hans-CN", "zh-Hans-SG"]
     static let timezones = ["UTC", "Europe/London", "America/New_York", "Asia/Shanghai", "Asia/Singapore", "+05:30", "-03:00"]
+
+    /// A `±HH:MM` zone whose local midnight is the first whole minute at least `afterS` from now,
+    /// and that instant (monotonic). Offsets are whole minutes, so midnight falls on a whole UTC minute.
+    static func midnightZone(afterS: Double) -> (String, UInt64) {
+        let now = WallClock.nowMillis(), mono = MonotonicClock.now()
+        let target = ((now + Int64(afterS * 1000)) / 60_000 + 1) * 60_000
+        var offsetS = Int((86_400_000 - target % 86_400_000) % 86_400_000 / 1000)
+        if offsetS > 14 * 3600 { offsetS -= 86_400 }
+        return (LocalTimeZone.formatOffset(seconds: offsetS), mono &+ UInt64(target - now) * 1_000_000)
+    }
 
     static func make(_ r: inout SeededRandom) -> Credentials {
         let id = "inst-" + Hex.encode((0..<12).map { _ in UInt8(truncatingIfNeeded: r.next()) })

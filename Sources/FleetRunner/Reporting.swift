@@ -6,7 +6,7 @@ import FleetReport
 /// Writes a finished run's report files and its history row, and says where they are.
 enum Reporting {
     static func write(_ results: RunResults, options: RunOptions, say: @Sendable (String) -> Void,
-                      interrupted: Bool) throws -> RunOutcome {
+                      interrupted: Bool, extras: (String) throws -> Void = { _ in }) throws -> RunOutcome {
         let dir = options.outDir + "/" + results.meta.runId
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         var baseline: RunResults?
@@ -25,12 +25,14 @@ enum Reporting {
         }
         _ = historyStore
         let index = try ReportWriter.write(results, to: dir, baseline: baseline, history: history)
+        try extras(dir)
         var lines = Summary.lines(results)
         for v in results.meta.thresholds where !v.passed { lines.append("threshold failed: \(v.message)") }
+        lines += Summary.violationLines(results)
         for line in lines { say(line) }
         say("report: \(index)")
         let code: Int32
-        if interrupted { code = 130 } else if !results.meta.passed { code = 99 } else { code = 0 }
+        code = ExitCode.forRun(interrupted: interrupted, violated: !results.violations.isEmpty, thresholdFailed: !results.meta.passed)
         return RunOutcome(reportDir: dir, indexPath: index, exitCode: code, summaryLines: lines)
     }
 }
@@ -57,6 +59,19 @@ enum Summary {
             line += "; cohort warm-ups \(warmups.reduce(Int64(0)) { $0 + $1.completed })/\(warmups.reduce(Int64(0)) { $0 + $1.started })"
         }
         out.append(line)
+        return out
+    }
+
+    /// Counts per invariant and the first violation of each, for the terminal.
+    static func violationLines(_ r: RunResults) -> [String] {
+        guard !r.violations.isEmpty else { return [] }
+        var out = ["INVARIANTS VIOLATED: \(r.violations.count) (violations.csv, traces/)"]
+        for inv in Invariant.allCases {
+            let vs = r.violations.filter { $0.invariant == inv }
+            guard let first = vs.first else { continue }
+            out.append("  \(inv.rawValue): \(vs.count) · first: user \(first.user) at \(String(format: "%.1f", first.firstAtS)) s: \(first.detail)"
+                       + " · replay: fleet replay --run DIR --user \(first.user)")
+        }
         return out
     }
 

@@ -1,3 +1,5 @@
+import Foundation
+import FleetCheck
 import FleetClient
 import FleetCore
 import FleetHTTP
@@ -80,7 +82,11 @@ public final class RunSession: @unchecked Sendable {
         let start = MonotonicClock.now() &+ 50_000_000  // a short lead so the first arrivals are not late by construction
         let recorder = Recorder(startNanos: start, windowNanos: UInt64(profile.windowS * 1e9))
         let client = APIClient(settings: clientSettings, engine: engine, recorder: recorder)
-        let world = FleetWorld(client: client, recorder: recorder, recordings: recordings, behaviour: profile.behaviour)
+        let checker = profile.checks.enabled
+            ? FleetChecker(settings: profile.checks, seed: profile.seed, clock: RunClock(startMono: start, startWallMs: startWall + 50))
+            : nil
+        let world = FleetWorld(client: client, recorder: recorder, recordings: recordings, behaviour: profile.behaviour,
+                               checker: checker)
         let fleet = Fleet(profile: profile, world: world, control: control)
         let planned = profile.plannedDurationS
         let runId = Self.runId(profile: profile.name, wallMillis: startWall, seed: profile.seed)
@@ -99,8 +105,14 @@ public final class RunSession: @unchecked Sendable {
             _ = await control.drain(until: MonotonicClock.now() &+ 5_000_000_000)
         }
         stopper.cancel()
-        monitor.cancel()
         stall?.cancel()
+        // What the run left in doubt is settled through the API before judging (bounded).
+        var auditNotes: [String] = []
+        if let checker {
+            if interrupted { auditNotes.append("audit: skipped (the run was interrupted); attempts left in flight were not polled") }
+            else { await checker.audit(client: client, say: say) }
+        }
+        monitor.cancel()
         sampleHealth(recorder: recorder, engine: engine)
 
         let actual = Double(MonotonicClock.now() &- start) / 1e9
@@ -109,11 +121,23 @@ public final class RunSession: @unchecked Sendable {
                                plannedDurationSeconds: planned, actualDurationSeconds: actual, gitRevision: GitRevision.current(),
                                lagBoundMicros: Int64(profile.maxLagMs * 1000))
         if interrupted { meta.notes.append("interrupted: the run was stopped by a signal before its planned end") }
+        meta.notes += auditNotes
         if let d = profile.debug {
             meta.notes.append("debug: the generator was stalled on purpose for \(d.stallS) s at \(d.stallAtS) s (profile \"debug\")")
         }
-        let results = Verdict.apply(profile: profile, to: recorder.snapshot(meta))
-        return try Reporting.write(results, options: options, say: say, interrupted: interrupted)
+        if let checker, checker.droppedViolations > 0 {
+            meta.notes.append("\(checker.droppedViolations) more violations were found than the \(profile.checks.maxViolations) kept")
+        }
+        if checker == nil { meta.notes.append("checks: off (profile \"checks\": {\"enabled\": false}); no invariant was checked") }
+        var snapshot = recorder.snapshot(meta)
+        snapshot.violations = checker?.violations ?? []
+        let results = Verdict.apply(profile: profile, to: snapshot)
+        return try Reporting.write(results, options: options, say: say, interrupted: interrupted) { dir in
+            try checker?.writeTraces(to: dir)
+            if let src = self.options.profilePath, let bytes = FileBytes.read(src) {
+                try Data(bytes).write(to: URL(fileURLWithPath: dir + "/profile.json"))
+            }
+        }
     }
 
     /// The duration cap: past `duration_s` no user starts, and users get `grace_s` to finish.

@@ -1,3 +1,4 @@
+import FleetCore
 import XCTest
 @testable import FleetCLI
 

@@ -13,7 +13,7 @@ public struct ProfileError: Error, CustomStringConvertible {
 extension Profile {
     static let topLevel: Set<String> = ["name", "description", "seed", "duration_s", "grace_s", "target", "stack", "client",
                                         "corpus", "think_times", "probabilities", "time_scale", "network", "scenarios",
-                                        "thresholds", "max_lag_ms", "window_s", "max_rerecords", "debug"]
+                                        "thresholds", "max_lag_ms", "window_s", "max_rerecords", "debug", "checks"]
 
     /// Reads and validates a profile file, reporting every problem at once.
     public static func load(path: String) throws(ProfileError) -> Profile {
@@ -107,6 +107,7 @@ extension Profile {
             let length = r.number(d, "stall_s", "debug", required: true, greaterThan: 0, atMost: 60)
             if let at, let length { debug = DebugHooks(stallAtS: at, stallS: length) }
         }
+        let checks = parseChecks(o["checks"], r)
         if !r.issues.isEmpty { throw ProfileError(file: file, issues: r.issues) }
         var behaviour = Behaviour(thinkTimes: thinkTimes, defaultThinkTime: defaultThink, probabilities: probabilities,
                                   timeScale: timeScale, clipMix: clipMix, maxReRecords: maxReRecords)
@@ -118,7 +119,7 @@ extension Profile {
         return Profile(name: name, description: o["description"]?.string ?? "", seed: seed, durationS: duration, graceS: grace,
                        target: target, stack: o["stack"], client: client, corpusDir: corpusDir, behaviour: behaviour,
                        network: network, scenarios: scenarios, thresholds: thresholds, maxLagMs: maxLag, windowS: window,
-                       debug: debug)
+                       debug: debug, checks: checks)
     }
 
     static func parseScenarios(_ v: JSONValue?, durationS: Double, _ r: ProfileReader) -> [Scenario] {
@@ -129,7 +130,7 @@ extension Profile {
         var names = Set<String>()
         for (i, s) in arr.enumerated() {
             let p = "scenarios[\(i)]"
-            guard let so = r.object(s, p, known: ["name", "start_s", "model", "journeys", "cohorts"]) else { continue }
+            guard let so = r.object(s, p, known: ["name", "start_s", "model", "journeys", "cohorts", "amplifiers"]) else { continue }
             let name = r.string(so, "name", p) ?? "scenario\(i)"
             if !names.insert(name).inserted { r.issue("\(p).name", "duplicate scenario name '\(name)'") }
             let start = r.number(so, "start_s", p, atLeast: 0) ?? 0
@@ -145,7 +146,8 @@ extension Profile {
                 ?? (cohortsGiven ? [:] : nil)
             let cohorts = r.weights(so, "cohorts", p, allowed: JourneyCatalog.cohorts) ?? ["new": 1]
             if let model, let journeys {
-                out.append(Scenario(name: name, startS: start, model: model, journeys: journeys, cohorts: cohorts))
+                out.append(Scenario(name: name, startS: start, model: model, journeys: journeys, cohorts: cohorts,
+                                    amplifiers: parseAmplifiers(so["amplifiers"], path: "\(p).amplifiers", r)))
             }
         }
         return out

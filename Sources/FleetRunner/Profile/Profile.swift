@@ -1,3 +1,4 @@
+import FleetCheck
 import FleetCore
 import FleetJourneys
 
@@ -26,6 +27,8 @@ public struct Profile: Sendable {
     public var windowS: Double
     /// Faults injected into the bench itself, to show that its numbers expose them (accuracy runs).
     public var debug: DebugHooks? = nil
+    /// Invariant checking (on by default): trace ring, audit bounds, clock-skew tolerance.
+    public var checks = CheckSettings()
 }
 
 /// `"debug": {"stall_at_s": 5, "stall_s": 1}`: at `stall_at_s` into the run, every thread of the
@@ -61,4 +64,6 @@ public struct Scenario: Sendable {
     public var model: WorkloadModelConfig
     public var journeys: [String: Double]
     public var cohorts: [String: Double]
+    /// Race amplifiers (bug hunting); all off unless the profile sets them.
+    public var amplifiers = Amplifiers()
 }
