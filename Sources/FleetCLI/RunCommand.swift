@@ -6,7 +6,7 @@ import FleetRunner
 import Glibc
 #endif
 
-/// `fleet run --profile FILE [--target URL] [--out DIR] [--seed N] [--baseline RESULTS] [--history PATH]`
+/// `fleet run --profile FILE [--target URL] [--out DIR] [--seed N] [--baseline RESULTS] [--history PATH] [--bugs a,b]`
 public enum RunCommand: FleetCommand {
     public static let name = "run"
     public static let summary = "run a profile's virtual users against a stack and write the report"
@@ -21,6 +21,7 @@ public enum RunCommand: FleetCommand {
         let history = try a.option("history")
         let duration = try a.doubleOption("duration")
         let allowRemote = a.flag("allow-remote")
+        let bugs = try a.option("bugs")
         if !(try a.finish()).isEmpty { throw UsageError("unexpected argument '\(a.positional[0])'") }
 
         var profile: Profile
@@ -35,6 +36,13 @@ public enum RunCommand: FleetCommand {
         if let d = duration {
             guard d > 0 else { throw UsageError("--duration: expected seconds > 0") }
             profile.durationS = d
+        }
+        if let bugs {
+            // Named bugs of the embedded stack, switched on for this run (bug-hunting demos and tests).
+            let names = bugs.split(separator: ",").map { JSONValue.string(String($0)) }
+            var stack = profile.stack?.object ?? [:]
+            stack["bugs"] = .array(names)
+            profile.stack = .object(stack)
         }
         var options = RunOptions(profile: profile)
         options.profilePath = profilePath

@@ -90,7 +90,10 @@ extension VirtualUser {
         let now = WallClock.nowMillis()
         let tx = SandboxTransaction(transactionId: "sbx-" + newKey(), productId: product.id, purchaseMs: now,
                                     expiresMs: now + max(1, durationMs), offer: .none)
-        return try expect(await client.submitTransaction(signed: tx.signed(key: client.settings.sandboxKey), key: tx.transactionId,
-                                                         credentials, intended: nextIntended, random: &random))
+        let signed = tx.signed(key: client.settings.sandboxKey)
+        let e = try expect(await client.submitTransaction(signed: signed, key: tx.transactionId,
+                                                          credentials, intended: nextIntended, random: &random))
+        await duplicatePurchase(signed: signed)
+        return e
     }
 }

@@ -87,6 +87,7 @@ struct Warmup {
                                                     random: &random))
         user.device.storeReceipt = StoreReceipt(signed: signed, transactionId: tx.transactionId, productId: product.id,
                                                 expiresMs: tx.expiresMs)
+        await user.duplicatePurchase(signed: signed)
     }
 
     /// Records (speech clips only), uploads, submits and polls each round until assessed; up to

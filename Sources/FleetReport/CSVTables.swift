@@ -100,4 +100,16 @@ public enum CSVTables {
         }
         return lines.joined(separator: "\n") + "\n"
     }
+
+    public static let violationsHeader = "invariant,user,scenario,journey,seed,first_at_s,detail"
+
+    /// One row per violation (the header alone when there were none).
+    public static func violations(_ r: RunResults) -> String {
+        var lines = [violationsHeader]
+        for v in r.violations {
+            lines.append([v.invariant.rawValue, String(v.user), Format.csv(v.scenario), Format.csv(v.journey), String(v.seed),
+                          String(format: "%.3f", v.firstAtS), Format.csv(Format.cut(v.detail, 1000))].joined(separator: ","))
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
 }

@@ -91,6 +91,11 @@ enum Format {
         return out
     }
 
+    /// At most `limit` characters, with an ellipsis when cut (server strings reach reports).
+    static func cut(_ s: String, _ limit: Int) -> String {
+        s.count > limit ? String(s.prefix(limit)) + "…" : s
+    }
+
     /// One CSV field: quoted when it holds a comma, quote or line break (RFC 4180).
     static func csv(_ s: String) -> String {
         guard s.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return s }

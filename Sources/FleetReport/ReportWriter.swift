@@ -4,7 +4,7 @@ import Foundation
 /// Writes a run's report directory: `index.html`, the five CSV files and `results.json`.
 public enum ReportWriter {
     /// The files a report directory holds, in the order they are written.
-    public static let files = ["results.json", "summary.csv", "endpoints.csv", "timeline.csv", "journeys.csv", "errors.csv", "index.html"]
+    public static let files = ["results.json", "summary.csv", "endpoints.csv", "timeline.csv", "journeys.csv", "errors.csv", "violations.csv", "index.html"]
 
     /// Writes every file into `directory` (created if needed) and returns the path of `index.html`.
     /// `baseline` adds the comparison; `history` (earlier runs, oldest first) adds the trend.
@@ -24,6 +24,7 @@ public enum ReportWriter {
             ("timeline.csv", Data(CSVTables.timeline(results).utf8)),
             ("journeys.csv", Data(CSVTables.journeys(results).utf8)),
             ("errors.csv", Data(CSVTables.errors(results).utf8)),
+            ("violations.csv", Data(CSVTables.violations(results).utf8)),
             ("index.html", Data(renderHTML(results, baseline: baseline, history: history).utf8)),
         ]
         for (name, data) in contents {

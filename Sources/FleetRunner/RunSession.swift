@@ -129,8 +129,12 @@ public final class RunSession: @unchecked Sendable {
             meta.notes.append("\(checker.droppedViolations) more violations were found than the \(profile.checks.maxViolations) kept")
         }
         if checker == nil { meta.notes.append("checks: off (profile \"checks\": {\"enabled\": false}); no invariant was checked") }
+        let violations = checker?.violations ?? []
+        if checker != nil && violations.isEmpty {
+            meta.notes.append("invariants: all \(Invariant.allCases.count) checked, none violated")
+        }
         var snapshot = recorder.snapshot(meta)
-        snapshot.violations = checker?.violations ?? []
+        snapshot.violations = violations
         let results = Verdict.apply(profile: profile, to: snapshot)
         return try Reporting.write(results, options: options, say: say, interrupted: interrupted) { dir in
             try checker?.writeTraces(to: dir)
