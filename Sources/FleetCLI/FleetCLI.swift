@@ -9,6 +9,7 @@ public enum FleetCLI {
     public static var commands: [any FleetCommand.Type] {
         [
             RunCommand.self,
+            ReplayCommand.self,
             ProfileCommand.self,
             BlastCommand.self,
             StackCommand.self,

@@ -24,28 +24,32 @@ public enum RunCommand: FleetCommand {
         let bugs = try a.option("bugs")
         if !(try a.finish()).isEmpty { throw UsageError("unexpected argument '\(a.positional[0])'") }
 
-        var profile: Profile
-        do { profile = try Profile.load(path: profilePath) } catch {
-            io.err(error.description)
+        // Overrides are applied to the profile's JSON, so that the run folder keeps the profile as
+        // run (`profile.json`, what `fleet replay` reads) and validation sees them too.
+        var json: JSONValue
+        let profile: Profile
+        do {
+            json = try Profile.readJSON(path: profilePath)
+            if let s = seed {
+                guard s >= 0 else { throw UsageError("--seed: expected a non-negative integer") }
+                json = json.setting("seed", .number(Double(s)))
+            }
+            if let d = duration {
+                guard d > 0 else { throw UsageError("--duration: expected seconds > 0") }
+                json = json.setting("duration_s", .number(d))
+            }
+            if let bugs {
+                // Named bugs of the embedded stack, switched on for this run (bug-hunting demos and tests).
+                let stack = (json["stack"] ?? .object([:])).setting("bugs", .array(bugs.split(separator: ",").map { .string(String($0)) }))
+                json = json.setting("stack", stack)
+            }
+            profile = try Profile.parse(json, file: profilePath)
+        } catch let e as ProfileError {
+            io.err(e.description)
             return ExitCode.usage
         }
-        if let s = seed {
-            guard s >= 0 else { throw UsageError("--seed: expected a non-negative integer") }
-            profile.seed = UInt64(s)
-        }
-        if let d = duration {
-            guard d > 0 else { throw UsageError("--duration: expected seconds > 0") }
-            profile.durationS = d
-        }
-        if let bugs {
-            // Named bugs of the embedded stack, switched on for this run (bug-hunting demos and tests).
-            let names = bugs.split(separator: ",").map { JSONValue.string(String($0)) }
-            var stack = profile.stack?.object ?? [:]
-            stack["bugs"] = .array(names)
-            profile.stack = .object(stack)
-        }
         var options = RunOptions(profile: profile)
-        options.profilePath = profilePath
+        options.profileJSON = json
         options.target = target
         if let out { options.outDir = out }
         if let history { options.historyPath = history }

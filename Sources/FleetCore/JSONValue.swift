@@ -102,4 +102,11 @@ extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, Ex
         self = .object(Dictionary(elements, uniquingKeysWith: { _, b in b }))
     }
     public init(nilLiteral: ()) { self = .null }
+
+    /// This object with `key` set to `value` (a non-object becomes an object holding just that key).
+    public func setting(_ key: String, _ value: JSONValue) -> JSONValue {
+        var o = object ?? [:]
+        o[key] = value
+        return .object(o)
+    }
 }

@@ -66,7 +66,7 @@ public final class Fleet: Sendable {
     /// install walk the very same decisions at once (`fleet replay --amplify`). Returns the
     /// user's index.
     @discardableResult
-    public func walkUser(scenario s: Int, local: Int, intended: UInt64, shadows: Int = 0) async -> Int {
+    public func walkUser(scenario s: Int, local: Int, intended: UInt64, shadows: Int = 0, installSuffix: String? = nil) async -> Int {
         let scenario = profile.scenarios[s]
         let stream = Self.stream(scenario: s, local: local)
         var pick = SeededRandom(seed: profile.seed ^ 0x5EED_C0DE, stream: stream)
@@ -74,6 +74,8 @@ public final class Fleet: Sendable {
         let (journeyName, cohort) = Population.pick(journeys: scenario.journeys, cohorts: scenario.cohorts, random: &pick)
         let journey = JourneyCatalog.all[journeyName]!
         let identity = UserIdentity.make(&pick)
+        // A replay against a stack that already met this install makes it a new user again (same decisions).
+        if let installSuffix { identity.installId += installSuffix }
         let amp = scenario.amplifiers
         // The midnight amplifier: a timezone whose local midnight falls 10–70 s after arrival.
         var midnight: UInt64?

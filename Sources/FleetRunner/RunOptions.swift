@@ -19,8 +19,8 @@ public struct RunOptions: Sendable {
     /// Seconds given to a target to answer its first request before the run gives up.
     public var reachTimeoutS = 5.0
 
-    /// The profile's file, copied into the run folder (`profile.json`) so that `fleet replay` can rerun a user.
-    public var profilePath: String?
+    /// The profile as run (overrides applied), written into the run folder (`profile.json`) so that `fleet replay` can rerun a user.
+    public var profileJSON: JSONValue?
 
     public init(profile: Profile) { self.profile = profile }
 

@@ -138,8 +138,8 @@ public final class RunSession: @unchecked Sendable {
         let results = Verdict.apply(profile: profile, to: snapshot)
         return try Reporting.write(results, options: options, say: say, interrupted: interrupted) { dir in
             try checker?.writeTraces(to: dir)
-            if let src = self.options.profilePath, let bytes = FileBytes.read(src) {
-                try Data(bytes).write(to: URL(fileURLWithPath: dir + "/profile.json"))
+            if let json = self.options.profileJSON {
+                try Data(json.serializedBytes()).write(to: URL(fileURLWithPath: dir + "/profile.json"), options: .atomic)
             }
         }
     }

@@ -17,6 +17,11 @@ extension Profile {
 
     /// Reads and validates a profile file, reporting every problem at once.
     public static func load(path: String) throws(ProfileError) -> Profile {
+        try parse(try readJSON(path: path), file: path)
+    }
+
+    /// The profile file's JSON, before validation.
+    public static func readJSON(path: String) throws(ProfileError) -> JSONValue {
         guard let data = FileBytes.read(path) else {
             throw ProfileError(file: path, issues: [ProfileIssue(path: "(file)", message: "cannot be read")])
         }
@@ -24,7 +29,7 @@ extension Profile {
         do { json = try JSONValue.parse(data) } catch {
             throw ProfileError(file: path, issues: [ProfileIssue(path: "(file)", message: "\(error)")])
         }
-        return try parse(json, file: path)
+        return json
     }
 
     public static func parse(_ json: JSONValue, file: String) throws(ProfileError) -> Profile {
