@@ -95,11 +95,7 @@ public final class ReplaySession: Sendable {
         let engine = try HTTPEngine(configuration: HTTPEngine.Configuration())
         defer { engine.shutdown() }
         try await Preflight.check(base: base, engine: engine, timeoutS: 5)
-        var settings = ClientSettings(baseURL: base)
-        settings.appVersion = profile.client.appVersion
-        settings.sandboxKey = profile.client.sandboxKey
-        settings.requestTimeout = profile.client.requestTimeoutS
-        settings.maxRetries = profile.client.maxRetries
+        let settings = profile.client.settings(baseURL: base)
         let startWall = WallClock.nowMillis()
         let start = MonotonicClock.now()
         let recorder = Recorder(startNanos: start, windowNanos: UInt64(profile.windowS * 1e9))

@@ -73,11 +73,7 @@ public final class RunSession: @unchecked Sendable {
         let recordings: any RecordingSource
         do { recordings = try loadRecordings() } catch { throw RunInputError(description: "\(error)") }
 
-        var clientSettings = ClientSettings(baseURL: base)
-        clientSettings.appVersion = profile.client.appVersion
-        clientSettings.sandboxKey = profile.client.sandboxKey
-        clientSettings.requestTimeout = profile.client.requestTimeoutS
-        clientSettings.maxRetries = profile.client.maxRetries
+        let clientSettings = profile.client.settings(baseURL: base)
         let startWall = WallClock.nowMillis()
         let start = MonotonicClock.now() &+ 50_000_000  // a short lead so the first arrivals are not late by construction
         let recorder = Recorder(startNanos: start, windowNanos: UInt64(profile.windowS * 1e9))

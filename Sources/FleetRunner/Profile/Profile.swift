@@ -1,3 +1,4 @@
+import FleetClient
 import FleetCheck
 import FleetCore
 import FleetJourneys
@@ -42,6 +43,16 @@ public struct DebugHooks: Sendable, Equatable {
 }
 
 public struct ClientProfile: Sendable {
+    /// The API client's settings for a stack at `baseURL`.
+    public func settings(baseURL: String) -> ClientSettings {
+        var c = ClientSettings(baseURL: baseURL)
+        c.appVersion = appVersion
+        c.sandboxKey = sandboxKey
+        c.requestTimeout = requestTimeoutS
+        c.maxRetries = maxRetries
+        return c
+    }
+
     public var appVersion = "1.4.0"
     public var sandboxKey = "sandbox-secret"
     public var requestTimeoutS = 30.0

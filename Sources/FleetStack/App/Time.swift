@@ -1,3 +1,4 @@
+import FleetCore
 import Foundation
 
 /// Calendar day numbers for streaks and weekly growth. Timestamps themselves are FleetCore's
@@ -13,41 +14,11 @@ enum DayNumber {
 }
 
 /// A user's timezone: an IANA name, a `±HH:MM` offset, or UTC when unknown (API.md "Streak").
-struct UserTimeZone: Sendable {
-    /// The form stored for the user: the IANA identifier or the offset string, "UTC" if unknown.
-    let identifier: String
-    private let fixedOffsetS: Int?
-    private let zone: TimeZone?
+/// The one rule is FleetCore's, shared with the bench's streak checks.
+typealias UserTimeZone = LocalTimeZone
 
-    init(_ raw: String?) {
-        let s = (raw ?? "").trimmingCharacters(in: .whitespaces)
-        if let off = UserTimeZone.parseOffset(s) {
-            identifier = s; fixedOffsetS = off; zone = nil
-        } else if !s.isEmpty, let tz = TimeZone(identifier: s) {
-            identifier = s; fixedOffsetS = nil; zone = tz
-        } else {
-            identifier = "UTC"; fixedOffsetS = 0; zone = nil
-        }
-    }
-
-    static func parseOffset(_ s: String) -> Int? {
-        let b = Array(s.utf8)
-        guard b.count == 6, b[0] == 43 || b[0] == 45, b[3] == 58,
-              let h = Int(String(decoding: b[1..<3], as: UTF8.self)),
-              let m = Int(String(decoding: b[4..<6], as: UTF8.self)), h <= 14, m < 60 else { return nil }
-        return (h * 3600 + m * 60) * (b[0] == 45 ? -1 : 1)
-    }
-
-    /// Seconds east of UTC at the instant `ms`.
-    func offsetSeconds(atMs ms: Int64) -> Int {
-        if let fixedOffsetS { return fixedOffsetS }
-        return zone?.secondsFromGMT(for: Date(timeIntervalSince1970: Double(ms) / 1000)) ?? 0
-    }
-
-    /// The local calendar day number (days since 1970-01-01 in local time) of the instant `ms`.
-    func localDay(atMs ms: Int64) -> Int64 {
-        DayNumber.utc(atMs: ms + Int64(offsetSeconds(atMs: ms)) * 1000)
-    }
+extension LocalTimeZone {
+    init(_ raw: String?) { self.init(raw ?? "") }
 }
 
 /// A dotted numeric version (`1.2.10`), compared component by component.
