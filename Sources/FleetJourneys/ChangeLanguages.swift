@@ -12,6 +12,11 @@ import FleetCore
 /// config lacks the lists); a server offering a single practice language leaves nothing to toggle.
 public struct ChangeLanguages: Journey {
     public let name = "changeLanguages"
+    public var keys: JourneyKeys {
+        .startSession + .session + .microphone
+            + JourneyKeys(decisions: ["session_in_progress", "change_ui_locale", "follow_device", "change_practice", "finish_session"],
+                          thinkTimes: ["settings"])
+    }
 
     public init() {}
 

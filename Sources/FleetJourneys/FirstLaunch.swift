@@ -10,6 +10,9 @@ import FleetCore
 /// plan job runs, the hard paywall, and home first-time; some users start today's session.
 public struct FirstLaunch: Journey {
     public let name = "firstLaunch"
+    public var keys: JourneyKeys {
+        .diagnostic + .microphone + .recording + .firstLaunchPaywall + .quest + JourneyKeys(decisions: ["start_first_session"])
+    }
 
     public init() {}
 

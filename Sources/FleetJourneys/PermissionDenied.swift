@@ -12,6 +12,7 @@ import FleetCore
 /// session to its settlement — or goes back to the article (`abandoned(mic_denied)`).
 public struct PermissionDenied: Journey {
     public let name = "permissionDenied"
+    public var keys: JourneyKeys { .diagnostic + .microphone + .recording + .quest }
 
     public init() {}
 

@@ -36,6 +36,11 @@ public final class VirtualUser: @unchecked Sendable {
     /// Called with every step the user reaches; the kill machinery (`Lifecycle.swift`) arms an
     /// app kill on it. Set and cleared by the user's own task only.
     public var onReach: (@Sendable (String) -> Void)?
+    /// Keys the walk asked for that its journey did not declare (`Journey.keys`), as
+    /// `journey.decision` or `think:name`: a profile could not set them, since validation would
+    /// refuse them. Empty in a correct build; the journey tests check it.
+    public private(set) var undeclaredKeys: Set<String> = []
+    private var declared = JourneyKeys()
 
     public init(index: Int, seed: UInt64, world: FleetWorld, device: Device, cohort: String, start: UInt64) {
         self.index = index
@@ -52,6 +57,7 @@ public final class VirtualUser: @unchecked Sendable {
     /// Walks `journey` once and records how it ended.
     public func run(_ journey: any Journey) async -> JourneyOutcome {
         self.journey = journey.name
+        declared = journey.keys
         step = "start"
         let started = nextIntended
         world.recorder.journeyStarted(journey.name, cohort: cohort)
@@ -76,6 +82,7 @@ public final class VirtualUser: @unchecked Sendable {
 
     /// Pauses for the step's think time (scaled), starting from the end of the last response.
     public func think(_ name: String) async throws(JourneyStop) {
+        if !declared.thinkTimes.contains(name) { undeclaredKeys.insert("think:\(name)") }
         let ms = world.behaviour.thinkTime(name).sample(&random) * world.behaviour.timeScale
         try await pause(ms: ms)
     }
@@ -88,7 +95,8 @@ public final class VirtualUser: @unchecked Sendable {
 
     /// A branch of the Markov chain: true with the profile's probability for `key`.
     public func decide(_ key: String, default p: Double) -> Bool {
-        random.chance(world.behaviour.probability("\(journey).\(key)", default: p))
+        if !declared.decisions.contains(key) { undeclaredKeys.insert("\(journey).\(key)") }
+        return random.chance(world.behaviour.probability("\(journey).\(key)", default: p))
     }
 
     /// Unwraps a call's result; an error ends the journey as failed at the current step. The
