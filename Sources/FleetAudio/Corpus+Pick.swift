@@ -1,14 +1,17 @@
 import FleetCore
 
 extension Corpus {
-    /// The clips of one language, class and round.
+    /// The clips of one language (matched by primary subtag: `zh-Hans` finds the `zh` clips),
+    /// class and round.
     public func clips(language: String, clipClass: ClipClass? = nil, round: Int? = nil) -> [Clip] {
         clips.filter {
-            $0.language == language && (clipClass == nil || $0.clipClass == clipClass) && (round == nil || $0.round == round)
+            LanguageTag.sameLanguage($0.language, language) && (clipClass == nil || $0.clipClass == clipClass) && (round == nil || $0.round == round)
         }
     }
 
     /// A seeded choice of clip for a user who reads in `language` and records round `round`.
+    /// `language` is the server's code (a session's `language`); clips are matched to it by
+    /// primary subtag, since servers name a language differently (`zh`, `zh-Hans`).
     ///
     /// First a class is drawn with probability proportional to `classMix` (for example
     /// `["speech": 0.98, "silence": 0.02]`; unknown names and weights ≤ 0 are ignored, classes
@@ -19,7 +22,7 @@ extension Corpus {
     /// to any clip; a loaded corpus is never empty.
     public func pick(language: String, round: Int, classMix: [String: Double],
                      using random: inout SeededRandom) -> Clip {
-        let ofLanguage = clips.filter { $0.language == language }
+        let ofLanguage = clips.filter { LanguageTag.sameLanguage($0.language, language) }
         let pool = ofLanguage.isEmpty ? clips : ofLanguage
         var classes: [ClipClass] = []
         var weights: [Double] = []

@@ -129,3 +129,36 @@ public struct PollPolicy: Sendable {
         if let v = j["poll"]?["give_up_ms"]?.double, v > 0 { giveUpMs = v }
     }
 }
+
+/// The language codes the server accepts, from `GET /config` (`supported_ui_locales`,
+/// `supported_practice_languages`); where the config lacks a list, the app's bundled default
+/// (state matrix, Settings · language: `[en, zh-Hans]`). A client sends only codes from here.
+public struct LanguageSupport: Sendable, Equatable {
+    public static let bundled = ["en", "zh-Hans"]
+
+    public var uiLocales = LanguageSupport.bundled
+    public var practiceLanguages = LanguageSupport.bundled
+
+    public init() {}
+
+    public init(uiLocales: [String], practiceLanguages: [String]) {
+        self.uiLocales = uiLocales.isEmpty ? Self.bundled : uiLocales
+        self.practiceLanguages = practiceLanguages.isEmpty ? Self.bundled : practiceLanguages
+    }
+
+    /// A missing, empty or malformed list falls back to the bundled default.
+    public init(config j: JSONValue) {
+        func list(_ key: String) -> [String] { j[key]?.array?.compactMap(\.string).filter { !$0.isEmpty } ?? [] }
+        self.init(uiLocales: list("supported_ui_locales"), practiceLanguages: list("supported_practice_languages"))
+    }
+
+    /// The server's practice language for a device locale (same primary subtag), else its first.
+    public func practiceLanguage(forLocale locale: String) -> String {
+        LanguageTag.match(locale, in: practiceLanguages) ?? practiceLanguages[0]
+    }
+
+    /// The server's UI locale for a device locale (same primary subtag), else its first.
+    public func uiLocale(forLocale locale: String) -> String {
+        LanguageTag.match(locale, in: uiLocales) ?? uiLocales[0]
+    }
+}

@@ -8,12 +8,15 @@ import FleetCore
 /// `Accept-Language` and caches are refetched — and/or with a new practice-language list (≥ 1,
 /// first = primary), then `GET /home` again. The in-progress session must keep its own
 /// `language` (`failed(session_language_changed)` otherwise); some users then finish it.
+/// Every code sent is one `GET /config` listed (`device.languages`, the bundled default when the
+/// config lacks the lists); a server offering a single practice language leaves nothing to toggle.
 public struct ChangeLanguages: Journey {
     public let name = "changeLanguages"
-
-    /// `config.supported_*` fallbacks the state matrix prescribes when the config lacks them.
-    static let uiLocales = ["en", "zh-Hans"]
-    static let practiceLanguages = ["en", "zh"]
+    public var keys: JourneyKeys {
+        .startSession + .session + .microphone
+            + JourneyKeys(decisions: ["session_in_progress", "change_ui_locale", "follow_device", "change_practice", "finish_session"],
+                          thinkTimes: ["settings"])
+    }
 
     public init() {}
 
@@ -39,8 +42,9 @@ public struct ChangeLanguages: Journey {
         try await user.think("settings")
         let changeUI = user.decide("change_ui_locale", default: 0.6)
         if changeUI {
-            let current = me.uiLocale ?? (deviceLocale.lowercased().hasPrefix("zh") ? "zh-Hans" : "en")
-            let next: String? = user.decide("follow_device", default: 0.2) ? nil : Self.uiLocales.first { $0 != current }
+            let offered = user.device.languages
+            let current = me.uiLocale ?? offered.uiLocale(forLocale: deviceLocale)
+            let next: String? = user.decide("follow_device", default: 0.2) ? nil : offered.uiLocales.first { $0 != current }
             user.reach("patch_ui_locale")
             let updated = try user.expect(await user.client.patchMe(uiLocale: .some(next), user.credentials,
                                                                     intended: user.nextIntended, random: &user.random))
@@ -53,8 +57,9 @@ public struct ChangeLanguages: Journey {
             _ = try await user.openHome()
             try await user.think("settings")
         }
-        if !changeUI || user.decide("change_practice", default: 0.7) {
-            let languages = nextPracticeLanguages(me.practiceLanguages, &user.random)
+        if !changeUI || user.decide("change_practice", default: 0.7),
+           let languages = nextPracticeLanguages(me.practiceLanguages, offered: user.device.languages.practiceLanguages,
+                                                 &user.random) {
             user.reach("patch_practice_languages")
             let updated = try user.expect(await user.client.patchMe(practiceLanguages: languages, user.credentials,
                                                                     intended: user.nextIntended, random: &user.random))
@@ -78,14 +83,16 @@ public struct ChangeLanguages: Journey {
         }
     }
 
-    /// A toggle of the practice-language list: add the other language, swap the primary, or keep
-    /// only the other one. Always ≥ 1 language and different from `current`.
-    func nextPracticeLanguages(_ current: [String], _ random: inout SeededRandom) -> [String] {
-        let primary = current.first ?? "en"
-        let other = Self.practiceLanguages.first { $0 != primary } ?? "zh"
-        if current.count >= 2 {
-            return random.chance(0.5) ? [current[1], current[0]] + current.dropFirst(2) : [primary]
+    /// A toggle of the practice-language list: add another offered language, swap the primary, or
+    /// keep only the other one. Always ≥ 1 language, all from `offered`, and different from
+    /// `current`; nil when `offered` leaves no other choice.
+    func nextPracticeLanguages(_ current: [String], offered: [String], _ random: inout SeededRandom) -> [String]? {
+        let kept = current.filter { offered.contains($0) }
+        let primary = kept.first ?? offered[0]
+        if kept.count >= 2 {
+            return random.chance(0.5) ? [kept[1], kept[0]] + kept.dropFirst(2) : [primary]
         }
+        guard let other = offered.first(where: { $0 != primary }) else { return nil }
         return random.chance(0.6) ? [primary, other] : [other]
     }
 }

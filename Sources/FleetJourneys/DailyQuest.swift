@@ -11,6 +11,7 @@ import FleetCore
 /// and resumes as in `killAndResume`.
 public struct DailyQuest: Journey {
     public let name = "dailyQuest"
+    public var keys: JourneyKeys { .killed }  // a share is killed (`kill_rate`) and resumes
 
     public init() {}
 

@@ -12,6 +12,9 @@ import FleetCore
 /// A check that does not hold ends the journey `failed(deletion_incomplete)`.
 public struct DeleteData: Journey {
     public let name = "deleteData"
+    public var keys: JourneyKeys {
+        JourneyKeys(decisions: ["delete_session", "delete_account", "cancel"], thinkTimes: ["settings", "confirm", "growth"])
+    }
 
     public init() {}
 

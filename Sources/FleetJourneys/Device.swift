@@ -11,6 +11,8 @@ public final class Device: @unchecked Sendable {
     public var uploadQueue: [PendingUpload] = []
     /// Cached `GET /config` poll policy.
     public var poll = PollPolicy()
+    /// Cached `GET /config` language codes (the bundled default until the first config).
+    public var languages = LanguageSupport()
     /// Whether the OS has granted the microphone (flow 5).
     public var micPermission: MicPermission = .notAsked
     /// The App Store account's last signed transaction: what "Restore purchases" resubmits. It

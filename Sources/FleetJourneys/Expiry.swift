@@ -8,6 +8,7 @@ import FleetCore
 /// practise, or leave.
 public struct Expiry: Journey {
     public let name = "expiry"
+    public var keys: JourneyKeys { .quest + JourneyKeys(decisions: ["offline_in_grace"]) }
     /// Longest wait for the lapse, so a stack that never expires cannot hold a user forever.
     static let maxWaitMs = 600_000.0
 

@@ -10,6 +10,9 @@ import FleetCore
 /// plan job runs, the hard paywall, and home first-time; some users start today's session.
 public struct FirstLaunch: Journey {
     public let name = "firstLaunch"
+    public var keys: JourneyKeys {
+        .diagnostic + .microphone + .recording + .firstLaunchPaywall + .quest + JourneyKeys(decisions: ["start_first_session"])
+    }
 
     public init() {}
 
@@ -23,17 +26,7 @@ public struct FirstLaunch: Journey {
             _ = try await user.openHome()
             return
         }
-        let onboarding = try await user.onboard()
-
-        user.reach("diag_intro")
-        try await user.think("diag_intro")
-        var session = onboarding.session
-        user.reach("diag_read")
-        try await user.think("read")
-        if session.stage == "reading" {
-            session = try user.expect(await user.client.readingComplete(session.id, user.credentials,
-                                                                         intended: user.nextIntended, random: &user.random))
-        }
+        let session = try await user.onboardToDiagnosticRecord()
         _ = try await user.recordWithPermission(session: session, round: 1, grantDefault: 0.9)
         user.reach("diag_result")
         try await user.think("diag_result")
@@ -55,6 +48,22 @@ public struct FirstLaunch: Journey {
 }
 
 extension VirtualUser {
+    /// Flow 1 steps 3–12: the onboarding answers and `POST /onboarding`, the diagnostic's intro
+    /// and article, `reading-complete`; returns the diagnostic at its record step, where a new
+    /// user first meets the microphone.
+    func onboardToDiagnosticRecord() async throws(JourneyStop) -> SessionInfo {
+        let onboarding = try await onboard()
+        reach("diag_intro")
+        try await think("diag_intro")
+        var session = onboarding.session
+        reach("diag_read")
+        try await think("read")
+        if session.stage == "reading" {
+            session = try expect(await client.readingComplete(session.id, credentials, intended: nextIntended, random: &random))
+        }
+        return session
+    }
+
     /// `GET /plan` while the plan job runs: `404 plan_not_ready` → spinner, polled 3× at the
     /// config's initial poll interval, then the Retry button (up to 3 taps) before giving up.
     public func waitForPlan() async throws(JourneyStop) {

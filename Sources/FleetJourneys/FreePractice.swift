@@ -10,6 +10,10 @@ import FleetCore
 /// fails with `repeat_discount_missing`.
 public struct FreePractice: Journey {
     public let name = "freePractice"
+    public var keys: JourneyKeys {
+        .startSession + .session + .microphone
+            + JourneyKeys(decisions: ["filter_language", "filter_topic", "tap_locked", "repeat"], thinkTimes: ["library", "toast"])
+    }
 
     public init() {}
 

@@ -8,6 +8,8 @@ import FleetMetrics
 public protocol Journey: Sendable {
     /// The name profiles and reports use (`dailyQuest`).
     var name: String { get }
+    /// The decisions and think-time names its walk reads (profile validation knows them).
+    var keys: JourneyKeys { get }
     func walk(_ user: VirtualUser) async throws(JourneyStop)
 }
 

@@ -6,6 +6,7 @@ import FleetCore
 /// continues it (routed by `stage`, down to a replayed settlement) or abandons it.
 public struct KillAndResume: Journey {
     public let name = "killAndResume"
+    public var keys: JourneyKeys { .killed }
     /// The step the app dies in; nil draws one per user from `killSteps`.
     public let killStep: String?
     /// The kill lands uniformly within this many ms after the step is reached (0: at once, so

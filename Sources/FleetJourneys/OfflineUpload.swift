@@ -7,6 +7,7 @@ import FleetCore
 /// goes on. The recording loop does the work (`cutAndReconnect`); this picks the round.
 public struct OfflineUpload: Journey {
     public let name = "offlineUpload"
+    public var keys: JourneyKeys { .quest + JourneyKeys(decisions: ["cut_round2"]) }
     /// The round whose upload is cut; nil lets the user's generator choose (round 2 with
     /// `offlineUpload.cut_round2`, default 0.5).
     public let cutRound: Int?

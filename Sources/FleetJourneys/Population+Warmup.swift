@@ -27,8 +27,11 @@ struct Warmup {
     mutating func run(_ plan: WarmupPlan) async throws(Failure) {
         step = "auth"
         _ = try need(await client.signIn(c, intended: MonotonicClock.now(), random: &random))
+        // The codes the server accepts: onboarding sends one of them, as the app does.
+        step = "config"
+        let config = try need(await client.config(c, intended: MonotonicClock.now(), random: &random))
+        let language = LanguageSupport(config: config).practiceLanguage(forLocale: c.locale)
         step = "onboarding"
-        let language = c.locale.lowercased().hasPrefix("zh") ? "zh" : "en"
         let topics = try need(await client.topics(c, intended: MonotonicClock.now(), random: &random))
         let answers = OnboardingAnswers(practiceLanguage: language, goal: "daily_life", scenario: "small_talk",
                                         topics: Array(topics.prefix(2).map(\.id)), selfLevel: "intermediate",
@@ -36,7 +39,7 @@ struct Warmup {
         let onboarding = try need(await client.onboarding(answers, c, intended: MonotonicClock.now(), random: &random))
         step = "diagnostic"
         if plan.diagnostic {
-            try await assessRounds(onboarding.session, rounds: 1)
+            try await assessRounds(onboarding.session, rounds: 1, language: language)
         } else {
             _ = try need(await client.abandon(session: onboarding.session.id, c, intended: MonotonicClock.now(), random: &random))
         }
@@ -60,7 +63,7 @@ struct Warmup {
                 if s.stage == "reading" {
                     s = try need(await client.readingComplete(s.id, c, intended: MonotonicClock.now(), random: &random))
                 }
-                try await assessRounds(s, rounds: 2)
+                try await assessRounds(s, rounds: 2, language: language)
                 _ = try need(await client.complete(session: s.id, c, intended: MonotonicClock.now(), random: &random))
             }
         }
@@ -92,7 +95,7 @@ struct Warmup {
 
     /// Records (speech clips only), uploads, submits and polls each round until assessed; up to
     /// three takes a round (an `unreliable` take is recorded again, a retryable failure retried).
-    private mutating func assessRounds(_ session: SessionInfo, rounds: Int) async throws(Failure) {
+    private mutating func assessRounds(_ session: SessionInfo, rounds: Int, language: String) async throws(Failure) {
         var current = session
         if current.stage == "reading" {
             current = try need(await client.readingComplete(current.id, c, intended: MonotonicClock.now(), random: &random))
@@ -100,7 +103,7 @@ struct Warmup {
         for round in 1...rounds {
             var assessed = false
             for _ in 0..<3 where !assessed {
-                guard let rec = user.world.recordings.pick(language: current.language.isEmpty ? "en" : current.language,
+                guard let rec = user.world.recordings.pick(language: current.language.isEmpty ? language : current.language,
                                                            round: round, classMix: ["speech": 1], random: &random) else {
                     throw Failure(step: step, code: "no_recording")
                 }

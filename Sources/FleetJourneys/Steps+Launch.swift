@@ -4,7 +4,7 @@ import FleetCore
 /// Steps every journey starts with: sign in (install id kept on the device), config, home.
 extension VirtualUser {
     /// `POST /auth/anonymous` when the device has no tokens, then `GET /config` (poll policy,
-    /// force-update gate).
+    /// language codes, force-update gate).
     public func launch() async throws(JourneyStop) {
         reach("auth")
         if credentials.accessToken == nil {
@@ -13,6 +13,7 @@ extension VirtualUser {
         reach("config")
         let config = try expect(await client.config(credentials, intended: nextIntended, random: &random))
         device.poll = PollPolicy(config: config)
+        device.languages = LanguageSupport(config: config)
         if let min = config["min_app_version"]?.string, AppVersion.less(client.settings.appVersion, than: min) {
             throw .failed(step: "config", code: "force_update", message: "app \(client.settings.appVersion) < \(min)")
         }

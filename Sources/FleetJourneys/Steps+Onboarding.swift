@@ -14,10 +14,12 @@ extension VirtualUser {
     public func onboard() async throws(JourneyStop) -> OnboardingResult {
         reach("onboarding_welcome")
         try await think("onboarding_welcome")
-        // Default practice language follows the device locale; some users pick the other one.
-        let deviceLanguage = credentials.locale.lowercased().hasPrefix("zh") ? "zh" : "en"
-        let other = deviceLanguage == "zh" ? "en" : "zh"
-        let language = decide("other_practice_language", default: 0.15) ? other : deviceLanguage
+        // Default practice language follows the device locale; some users pick another one. Both
+        // are codes the server listed in `GET /config`.
+        let offered = device.languages
+        let deviceLanguage = offered.practiceLanguage(forLocale: credentials.locale)
+        let other = offered.practiceLanguages.first { $0 != deviceLanguage }
+        let language = decide("other_practice_language", default: 0.15) ? other ?? deviceLanguage : deviceLanguage
         reach("onboarding_language")
         try await think("onboarding_step")
         let goal = pick(Onboarding.goals)

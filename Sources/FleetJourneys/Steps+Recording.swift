@@ -14,7 +14,9 @@ extension VirtualUser {
     /// `offline_rate` cuts others at random.
     func recordAndSubmit(session: SessionInfo, round: Int, cutUpload: Bool = false) async throws(JourneyStop) -> AttemptInfo {
         reach("round\(round)_record")
-        guard let rec = world.recordings.pick(language: session.language.isEmpty ? "en" : session.language, round: round,
+        // A session without a language (a lax server) records in the device's practice language.
+        let language = session.language.isEmpty ? device.languages.practiceLanguage(forLocale: credentials.locale) : session.language
+        guard let rec = world.recordings.pick(language: language, round: round,
                                               classMix: world.behaviour.clipMix, random: &random) else {
             throw .failed(step: step, code: "no_recording", message: "no clip for \(session.language) round \(round)")
         }

@@ -48,6 +48,11 @@ public final class VirtualUser: @unchecked Sendable {
     public var amplifiers = Amplifiers()
     /// When the user last received a first settlement (monotonic), for the midnight amplifier.
     public var lastSettledAt: UInt64 = 0
+    /// Keys the walk asked for that its journey did not declare (`Journey.keys`), as
+    /// `journey.decision` or `think:name`: a profile could not set them, since validation would
+    /// refuse them. Empty in a correct build; the journey tests check it.
+    public private(set) var undeclaredKeys: Set<String> = []
+    private var declared = JourneyKeys()
 
     public init(index: Int, seed: UInt64, world: FleetWorld, device: Device, cohort: String, start: UInt64) {
         self.index = index
@@ -65,6 +70,7 @@ public final class VirtualUser: @unchecked Sendable {
     public func run(_ journey: any Journey) async -> JourneyOutcome {
         self.journey = journey.name
         checker?.setJourney(journey.name)
+        declared = journey.keys
         step = "start"
         let started = nextIntended
         world.recorder.journeyStarted(journey.name, cohort: cohort)
@@ -89,6 +95,7 @@ public final class VirtualUser: @unchecked Sendable {
 
     /// Pauses for the step's think time (scaled), starting from the end of the last response.
     public func think(_ name: String) async throws(JourneyStop) {
+        if !declared.thinkTimes.contains(name) { undeclaredKeys.insert("think:\(name)") }
         let ms = world.behaviour.thinkTime(name).sample(&random) * world.behaviour.timeScale
         try await pause(ms: ms)
     }
@@ -101,6 +108,7 @@ public final class VirtualUser: @unchecked Sendable {
 
     /// A branch of the Markov chain: true with the profile's probability for `key`.
     public func decide(_ key: String, default p: Double) -> Bool {
+        if !declared.decisions.contains(key) { undeclaredKeys.insert("\(journey).\(key)") }
         let taken = random.chance(world.behaviour.probability("\(journey).\(key)", default: p))
         checker?.decided("\(journey).\(key)", taken ? "yes" : "no")
         return taken

@@ -40,7 +40,8 @@ public final class ReferenceStack: Sendable {
         }
         state = State(dbPath: path, ownsDatabase: settings.dbPath == nil)
         let db = try SQLiteDatabase(path: path)
-        let app = try StackApp(settings: settings, database: db, catalog: try Catalog.loadBundled(), clock: clock)
+        let catalog = try Catalog.loadBundled().taggingLanguages(as: settings.practiceLanguages)
+        let app = try StackApp(settings: settings, database: db, catalog: catalog, clock: clock)
         state.app = app
     }
 

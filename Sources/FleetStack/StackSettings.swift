@@ -1,4 +1,5 @@
 import Foundation
+import FleetCore
 
 /// Everything that shapes the reference stack's behaviour; every field has a default.
 ///
@@ -66,6 +67,16 @@ public struct StackSettings: Sendable, Codable, Equatable {
     /// (identical bytes give identical features and scores). Off: every upload is decoded, for a
     /// run that wants the stack to spend real decode CPU per upload.
     public var verdictCache = true
+    /// Practice languages the stack accepts, primary first-choice order (BCP 47 codes with distinct
+    /// primary subtags); articles are tagged with these codes by primary subtag. The default is
+    /// the app's own (seeds/001, Settings · language).
+    public var practiceLanguages = ["en", "zh-Hans"]
+    /// UI locales the stack accepts in `PATCH /me`.
+    public var uiLocales = ["en", "zh-Hans"]
+    /// Whether `GET /config` lists the two above (`supported_practice_languages`,
+    /// `supported_ui_locales`); false plays a server whose config lacks them, so that clients
+    /// fall back to their bundled default.
+    public var configListsLanguages = true
     /// Injected faults by route template (`"GET /home"`, `"POST /sessions/{id}/complete"`, or `"*"`).
     public var faults: [String: RouteFault] = [:]
 
@@ -77,7 +88,7 @@ public struct StackSettings: Sendable, Codable, Equatable {
         case accessTokenLifetimeS, sandboxKey, newUserEntitlement, minAppVersion, uploadURLLifetimeS, seed
         case maxUploadBytes, maxJSONBodyBytes, retryableFailureFraction, exemplarDelayMs, planDelayMs, gracePeriodS
         case sandboxTimeScale, audioRetentionS, rateLimitPerSecond, rateLimitBurst, bugs, lostSubmitFraction, faults
-        case verdictCache
+        case verdictCache, practiceLanguages, uiLocales, configListsLanguages
     }
 
     /// The named bugs the stack knows.
@@ -121,6 +132,9 @@ public struct StackSettings: Sendable, Codable, Equatable {
         lostSubmitFraction = try c.decodeIfPresent(Double.self, forKey: .lostSubmitFraction) ?? d.lostSubmitFraction
         faults = try c.decodeIfPresent([String: RouteFault].self, forKey: .faults) ?? d.faults
         verdictCache = try c.decodeIfPresent(Bool.self, forKey: .verdictCache) ?? d.verdictCache
+        practiceLanguages = try c.decodeIfPresent([String].self, forKey: .practiceLanguages) ?? d.practiceLanguages
+        uiLocales = try c.decodeIfPresent([String].self, forKey: .uiLocales) ?? d.uiLocales
+        configListsLanguages = try c.decodeIfPresent(Bool.self, forKey: .configListsLanguages) ?? d.configListsLanguages
     }
 
     /// Reads settings from a JSON file; errors name the file and the offending key.
@@ -180,6 +194,24 @@ public struct StackSettings: Sendable, Codable, Equatable {
             throw StackSettingsError("'bugs': unknown bug '\(unknown)' (known: \(StackSettings.knownBugs.joined(separator: ", ")))")
         }
         for (route, f) in faults.sorted(by: { $0.key < $1.key }) { try f.validate(route: route) }
+        try Self.validateCodes(practiceLanguages, field: "practiceLanguages", distinctPrimary: true)
+        try Self.validateCodes(uiLocales, field: "uiLocales", distinctPrimary: false)
+    }
+
+    /// A non-empty list of distinct language tags (letters, digits, hyphens, ≤ 35 characters);
+    /// practice languages also need distinct primary subtags, so that an article's tag maps to one.
+    private static func validateCodes(_ codes: [String], field: String, distinctPrimary: Bool) throws {
+        let expected = "a non-empty list of distinct language tags like \"en\" or \"zh-Hans\""
+        guard !codes.isEmpty, Set(codes).count == codes.count else { throw StackSettingsError("'\(field)' must be \(expected)") }
+        for code in codes {
+            let ok = (1...35).contains(code.count) && code.first!.isLetter
+                && code.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }
+            if !ok { throw StackSettingsError("'\(field)': '\(code)' is not a language tag (\(expected))") }
+        }
+        let primaries = codes.map(LanguageTag.primary)
+        if distinctPrimary, Set(primaries).count != primaries.count {
+            throw StackSettingsError("'\(field)' must not name one language twice (primary subtags \(primaries.joined(separator: ", ")))")
+        }
     }
 }
 

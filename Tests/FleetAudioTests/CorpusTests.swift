@@ -58,6 +58,12 @@ final class CorpusTests: XCTestCase {
         XCTAssertEqual(first.map(\.file), draw(42).map(\.file), "same seed, same clips")
         XCTAssertNotEqual(first.map(\.file), draw(43).map(\.file))
         XCTAssertTrue(first.allSatisfy { $0.language == "zh" })
+        // A server's code is matched by primary subtag: `zh-Hans` sessions record the `zh` clips.
+        var hans = SeededRandom(seed: 42)
+        XCTAssertEqual((0..<2000).map { _ in corpus.pick(language: "zh-Hans", round: 2, classMix: mix, using: &hans).file },
+                       first.map(\.file))
+        XCTAssertEqual(Set(corpus.clips(language: "ZH-hans-CN").map(\.file)), Set(corpus.clips(language: "zh").map(\.file)))
+        XCTAssertFalse(corpus.clips(language: "zh").isEmpty)
         XCTAssertTrue(first.allSatisfy { $0.clipClass == .speech || $0.clipClass == .silence })
         let silent = first.filter { $0.clipClass == .silence }.count
         XCTAssertEqual(Double(silent) / 2000, 0.1, accuracy: 0.025)

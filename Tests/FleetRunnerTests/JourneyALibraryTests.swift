@@ -57,19 +57,20 @@ final class JourneyALibraryTests: XCTestCase {
         XCTAssertEqual(me.entitlement.status, "active")
     }
 
-    /// Flow 5, recovered: denied, Settings round trip, granted → records normally and settles.
+    /// Flow 5, recovered, for an onboarded subscriber: today's session, denied, Settings round
+    /// trip, granted → records normally and settles.
     func testPermissionDeniedThenGrantedInSettingsRecordsNormally() async throws {
         let h = try JourneyBHarness()
         defer { h.shutdown() }
         let p = ["permissionDenied.open_settings": 1.0, "permissionDenied.grant_in_settings": 1,
                  "permissionDenied.fetch_evidence": 0, "permissionDenied.rate_feedback": 1]
         let user = h.user(3, world: h.world(probabilities: p), cohort: "subscriber")
-        let (outcome, trace) = await h.walk(PermissionDenied(), user)
+        let (outcome, trace) = await h.prepareAndWalk(PermissionDenied(), user)
         XCTAssertEqual(outcome, .completed, trace.dump)
         // The session runs as flow 2's (feedback rated after round 1), as every journey's does.
         var session = Self.session
         session.insert("POST /assessments/{id}/feedback", at: session.firstIndex(of: "GET /attempts/{id}/exemplar")! + 1)
-        XCTAssertEqual(trace.collapsedTemplates, ["POST /auth/anonymous", "GET /config", "GET /home"] + session + ["GET /home"],
+        XCTAssertEqual(trace.collapsedTemplates, ["GET /config", "GET /me", "GET /home"] + session + ["GET /home"],
                        trace.dump)
         let steps = h.recorder.snapshot(RunMetadata.testing).journeys.first { $0.journey == "permissionDenied" }?.steps.map(\.step) ?? []
         let denied = try XCTUnwrap(steps.firstIndex(of: "permission_denied"))
@@ -87,7 +88,7 @@ final class JourneyALibraryTests: XCTestCase {
         defer { h.shutdown() }
         let p = ["permissionDenied.open_settings": 1.0, "permissionDenied.grant_in_settings": 0]
         let user = h.user(4, world: h.world(probabilities: p), cohort: "subscriber")
-        let (outcome, trace) = await h.walk(PermissionDenied(), user)
+        let (outcome, trace) = await h.prepareAndWalk(PermissionDenied(), user)
         XCTAssertEqual(outcome, .abandoned, trace.dump)
         XCTAssertEqual(h.exit(of: "permissionDenied")?.code, "mic_denied")
         XCTAssertFalse(trace.templates.contains("POST /sessions/{id}/attempts"), trace.dump)
@@ -97,5 +98,42 @@ final class JourneyALibraryTests: XCTestCase {
         XCTAssertEqual(session.stage, "round1")
         XCTAssertTrue(session.roundAttempts.isEmpty)
         XCTAssertEqual(user.device.micPermission, .denied)
+    }
+
+    /// Flow 5 for a new user, who has no entitlement and never sees a paywall here: onboarded
+    /// first, the microphone is met at the diagnostic's record step; granted in Settings, the
+    /// diagnostic is recorded and assessed. Still denied, the diagnostic keeps no attempt.
+    func testNewUserMeetsTheMicrophoneAtTheDiagnostic() async throws {
+        let h = try JourneyBHarness { $0.newUserEntitlement = "none" }
+        defer { h.shutdown() }
+        let granted = h.user(5, world: h.world(probabilities: ["permissionDenied.open_settings": 1.0,
+                                                                "permissionDenied.grant_in_settings": 1]), cohort: "new")
+        let (outcome, trace) = await h.walk(PermissionDenied(), granted)
+        XCTAssertEqual(outcome, .completed, "\(String(describing: h.exit(of: "permissionDenied")))\n\(trace.dump)")
+        XCTAssertFalse(trace.templates.contains("POST /sessions"), "no daily session, so no 402: \(trace.dump)")
+        XCTAssertEqual(Array(trace.collapsedTemplates.prefix(3)), ["POST /auth/anonymous", "GET /config", "GET /me"], trace.dump)
+        let t = trace.collapsedTemplates
+        let onboarding = try XCTUnwrap(t.firstIndex(of: "POST /onboarding"), trace.dump)
+        XCTAssertEqual(Array(t[(onboarding + 1)...].filter { $0 != "PUT /me/push-token" && $0 != "GET /attempts/{id}" }),
+                       ["POST /sessions/{id}/reading-complete", "POST /sessions/{id}/attempts", "PUT upload",
+                        "POST /attempts/{id}/submit"], trace.dump)
+        let steps = h.recorder.snapshot(RunMetadata.testing).journeys.first { $0.journey == "permissionDenied" }?.steps.map(\.step) ?? []
+        for (earlier, later) in [("onboarding_submit", "diag_read"), ("diag_read", "permission_denied"),
+                                 ("permission_denied", "permission_granted"), ("permission_granted", "round1_upload"),
+                                 ("round1_upload", "diag_result")] {
+            let a = try XCTUnwrap(steps.firstIndex(of: earlier), "\(earlier) in \(steps)")
+            let b = try XCTUnwrap(steps.firstIndex(of: later), "\(later) in \(steps)")
+            XCTAssertLessThan(a, b, "\(earlier) before \(later)")
+        }
+        let me = try await h.me(granted)
+        XCTAssertTrue(me.isOnboarded)
+        XCTAssertEqual(me.entitlement.status, "none")
+
+        let denied = h.user(6, world: h.world(probabilities: ["permissionDenied.open_settings": 1.0,
+                                                               "permissionDenied.grant_in_settings": 0]), cohort: "new")
+        let (still, deniedTrace) = await h.walk(PermissionDenied(), denied)
+        XCTAssertEqual(still, .abandoned, deniedTrace.dump)
+        XCTAssertFalse(deniedTrace.templates.contains("POST /sessions/{id}/attempts"), deniedTrace.dump)
+        XCTAssertTrue(deniedTrace.templates.contains("POST /onboarding"), deniedTrace.dump)
     }
 }

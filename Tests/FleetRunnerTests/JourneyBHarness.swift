@@ -83,9 +83,12 @@ final class JourneyBHarness: @unchecked Sendable {
     }
 
     /// Walks `journey` once under a fresh request trace; returns the outcome and the trace.
-    func walk(_ journey: any Journey, _ user: VirtualUser) async -> (JourneyOutcome, RequestTrace) {
+    /// Every walk also checks that the journey read only the profile keys it declares.
+    func walk(_ journey: any Journey, _ user: VirtualUser, file: StaticString = #filePath,
+              line: UInt = #line) async -> (JourneyOutcome, RequestTrace) {
         let trace = RequestTrace()
         let outcome = await RequestScope.$trace.withValue(trace) { await user.run(journey) }
+        XCTAssertEqual(user.undeclaredKeys, [], "\(journey.name) read keys it does not declare", file: file, line: line)
         return (outcome, trace)
     }
 

@@ -39,6 +39,8 @@ final class JourneyBMixedProfileTests: XCTestCase {
             }
         }
         XCTAssertEqual(unexpected, [], unexpected.joined(separator: "\n"))
+        // Flow 5 for new installs starts at the diagnostic (no paywall on the way), so it completes.
+        XCTAssertGreaterThan(walked.first { $0.journey == "permissionDenied" && $0.cohort == "new" }?.completed ?? 0, 0)
         // Each injected path was taken by someone: a kill, a cut upload, a 402 on a lapsed entitlement.
         XCTAssertGreaterThan(results.counters["app_kills"] ?? 0, 0)
         XCTAssertGreaterThan(results.counters["uploads_cut"] ?? 0, 0)

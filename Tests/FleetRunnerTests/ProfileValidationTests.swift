@@ -1,5 +1,6 @@
 import XCTest
 import FleetCore
+import FleetJourneys
 @testable import FleetRunner
 
 final class ProfileValidationTests: XCTestCase {
@@ -28,6 +29,63 @@ final class ProfileValidationTests: XCTestCase {
             XCTAssertTrue(e.description.hasPrefix("bad.json: "), e.description)
             XCTAssertTrue(e.issues.contains { $0.path == "scenarios[1].model.stages[0].rate" && $0.message == "must be >= 0" })
         }
+    }
+
+    /// A key that names nothing the bench knows is an error with its path, not silently ignored:
+    /// a threshold metric, a probability no journey asks for, a think time no step uses.
+    func testUnknownThresholdProbabilityAndThinkTimeKeysAreErrors() throws {
+        let json = try JSONValue.parse("""
+        {"name": "typos", "duration_s": 10,
+         "think_times": {"raed": {"type": "constant", "ms": 1}, "read": {"type": "constant", "ms": 1},
+                         "subscription_length": {"type": "constant", "ms": 1}},
+         "probabilities": {"dailyQuest.fetch_evidence": 0.5, "dailyQuest.fecth_evidence": 0.5, "noJourney.abandon": 1,
+                           "abandon": 1, "permissionDenied.open_settings": 1, "cohort.trial.diagnostic": 1, "cohort.vip.diagnostic": 1},
+         "scenarios": [{"name": "s", "model": {"type": "constant-arrival-rate", "rate": 1, "duration_s": 5},
+                        "journeys": {"dailyQuest": 1}}],
+         "thresholds": {"foo": ["p99 < 10"], "assessment_turnaround": ["p99 < 8000"], "http:GET /home": ["p99 < 100"],
+                        "warmup:POST /onboarding": ["rate < 0.1"], "users_started:s": ["count > 0"], "users_started:t": ["count > 0"],
+                        "GET /nowhere": ["p99 < 10"], "dailyQuest": ["rate < 0.1"]}}
+        """)
+        XCTAssertThrowsError(try Profile.parse(json, file: "typos.json")) { error in
+            guard let e = error as? ProfileError else { return XCTFail("\(error)") }
+            XCTAssertEqual(Set(e.issues.map(\.path)), ["think_times.raed", "probabilities.dailyQuest.fecth_evidence",
+                                                       "probabilities.noJourney.abandon", "probabilities.abandon",
+                                                       "probabilities.cohort.vip.diagnostic", "thresholds.foo",
+                                                       "thresholds.users_started:t", "thresholds.GET /nowhere"], "\(e)")
+            let typo = e.issues.first { $0.path == "probabilities.dailyQuest.fecth_evidence" }?.message ?? ""
+            XCTAssertTrue(typo.contains("dailyQuest makes no decision 'fecth_evidence'") && typo.contains("fetch_evidence"), typo)
+            XCTAssertTrue(e.issues.first { $0.path == "think_times.raed" }?.message.contains("no step pauses on 'raed'") ?? false, "\(e)")
+            XCTAssertTrue(e.issues.first { $0.path == "thresholds.foo" }?.message.contains("no metric 'foo'") ?? false, "\(e)")
+        }
+    }
+
+    /// Every journey declares what it reads: the shared steps' keys come with the steps it uses.
+    func testJourneysDeclareTheKeysTheirStepsRead() {
+        let all = JourneyCatalog.all
+        XCTAssertTrue(all["dailyQuest"]!.keys.decisions.isSuperset(of: ["fetch_evidence", "rate_feedback", "subscribe", "abandon"]))
+        XCTAssertTrue(all["permissionDenied"]!.keys.decisions.isSuperset(of: ["open_settings", "grant_in_settings", "allow_notifications"]))
+        XCTAssertTrue(all["firstLaunch"]!.keys.thinkTimes.isSuperset(of: ["onboarding_step", "plan_retry", "paywall", "mic_purpose"]))
+        XCTAssertFalse(all["deleteData"]!.keys.decisions.contains("fetch_evidence"), "deleteData records nothing")
+        XCTAssertTrue(KnownKeys.thinkTimes.isSuperset(of: ["default", "read", "library", "confirm", "cohort.at_risk_remaining"]))
+    }
+
+    /// A journey that reads a key it does not declare is noted (the journey harness fails on it).
+    func testAKeyReadButNotDeclaredIsNoted() async throws {
+        struct Sloppy: Journey {
+            let name = "sloppy"
+            var keys: JourneyKeys { JourneyKeys(decisions: ["declared"], thinkTimes: ["pause"]) }
+            func walk(_ user: VirtualUser) async throws(JourneyStop) {
+                _ = user.decide("declared", default: 0.5)
+                _ = user.decide("undeclared", default: 0.5)
+                try await user.think("pause")
+                try await user.think("nap")
+            }
+        }
+        let h = try JourneyBHarness()
+        defer { h.shutdown() }
+        let user = h.user(1, world: h.world())
+        _ = await user.run(Sloppy())
+        XCTAssertEqual(user.undeclaredKeys, ["sloppy.undeclared", "think:nap"])
     }
 
     func testShippedProfilesValidate() throws {

@@ -121,7 +121,9 @@ final class RunBinaryTests: XCTestCase {
         {"name": "bad", "duration_s": 10, "grace": 3,
          "scenarios": [{"model": {"type": "ramping-arrival-rate", "stages": [{"duration_s": 0, "rate": 5}]}, "journeys": {"dailyQuest": 1}},
                        {"start_s": 20, "model": {"type": "constant-population", "users": 2.5, "duration_s": 5}, "journeys": {}}],
-         "debug": {"stall_s": 0}}
+         "debug": {"stall_s": 0},
+         "thresholds": {"foo": ["p99 < 10"]}, "probabilities": {"dailyQuest.fecth_evidence": 0.5},
+         "think_times": {"raed": {"type": "constant", "ms": 1}}}
         """, in: dir, name: "bad.json")
         let good = E2E.packageRoot.appendingPathComponent("profiles/nightly.json").path
         let run = try E2E.fleet(["profile", "validate", bad, good])
@@ -129,7 +131,9 @@ final class RunBinaryTests: XCTestCase {
         let lines = run.err.split(separator: "\n").map(String.init)
         for expected in ["grace: unknown field", "scenarios[0].model.stages[0].duration_s: must be > 0",
                          "scenarios[1].start_s: must be < duration_s (10)", "scenarios[1].model.users: must be an integer",
-                         "scenarios[1].journeys: must not be empty", "debug.stall_at_s: is required", "debug.stall_s: must be > 0"] {
+                         "scenarios[1].journeys: must not be empty", "debug.stall_at_s: is required", "debug.stall_s: must be > 0",
+                         "thresholds.foo: no metric 'foo'", "probabilities.dailyQuest.fecth_evidence: dailyQuest makes no decision",
+                         "think_times.raed: no step pauses on 'raed'"] {
             XCTAssertTrue(lines.contains("\(bad): \(expected)") || lines.contains { $0.hasPrefix("\(bad): \(expected)") },
                           "missing '\(expected)' in:\n\(run.err)")
         }

@@ -52,7 +52,7 @@ final class AppAuthTests: XCTestCase {
         let app = try AppStack()
         let u = try app.signIn(locale: "zh-Hans-CN", timezone: "Asia/Shanghai")
         let me = try app.call("GET", "/me", token: u.token).json
-        XCTAssertEqual(me["settings"]?["practice_languages"]?.array?.first?.string, "zh")
+        XCTAssertEqual(me["settings"]?["practice_languages"]?.array?.first?.string, "zh-Hans")
         XCTAssertEqual(me["settings"]?["ui_locale"]?.string, "zh-Hans")
         XCTAssertEqual(me["onboarding"]?["status"]?.string, "not_started")
         XCTAssertEqual(me["entitlement"]?["status"]?.string, "active")

@@ -29,9 +29,9 @@ final class AppLibraryTests: XCTestCase {
     func testFilters() throws {
         let app = try AppStack()
         let u = try app.signIn()
-        let zh = try page(app, u, "language=zh").json["items"]?.array ?? []
+        let zh = try page(app, u, "language=zh-Hans").json["items"]?.array ?? []
         XCTAssertFalse(zh.isEmpty)
-        XCTAssertTrue(zh.allSatisfy { $0["language"]?.string == "zh" })
+        XCTAssertTrue(zh.allSatisfy { $0["language"]?.string == "zh-Hans" })
         let travel = try page(app, u, "topic=travel&language=en").json["items"]?.array ?? []
         XCTAssertFalse(travel.isEmpty)
         XCTAssertTrue(travel.allSatisfy { $0["topic"]?.string == "travel" && $0["language"]?.string == "en" })

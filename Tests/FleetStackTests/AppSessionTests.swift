@@ -124,4 +124,39 @@ final class AppSessionTests: XCTestCase {
         XCTAssertEqual(home["resume_session"]?["id"]?.string, s)
         XCTAssertEqual(home["resume_session"]?["stage"]?.string, "round1")
     }
+
+    /// A user who onboarded and has not finished the diagnostic starts today's quest, whose
+    /// article is the diagnostic's: the request for a daily session gets a new daily session
+    /// (201), concurrent repeats under its key all get that first answer replayed, and a second
+    /// request for the same article and kind returns it with 200.
+    func testDailyRequestNeverReturnsTheDiagnosticInProgress() throws {
+        let app = try AppStack()
+        let u = try app.signIn()
+        let onboarding = try app.call("POST", "/onboarding", json: [
+            "practice_language": "en", "goal": "work", "scenario": "small_talk", "topics": ["daily-life"],
+            "self_level": "intermediate", "commitment_minutes": 10, "reminder_time": "08:30"], token: u.token)
+        XCTAssertEqual(onboarding.status, 200, onboarding.text)
+        let diagnostic = try XCTUnwrap(onboarding.json["diagnostic_session"]?["id"]?.string)
+        let article = try XCTUnwrap(onboarding.json["diagnostic_session"]?["article_id"]?.string)
+        let quest = try app.call("GET", "/home", token: u.token).json["today_quest"]?["article_id"]?.string
+        XCTAssertEqual(quest, article, "precondition: today's quest is the diagnostic's article")
+
+        let body: JSONValue = ["article_id": .string(article), "kind": "daily"]
+        let answers = AppStack.concurrently(8) { _ in try? app.call("POST", "/sessions", json: body, token: u.token, key: "quest") }
+        XCTAssertEqual(answers.count, 8)
+        XCTAssertEqual(Set(answers.map(\.status)), [201], answers.map(\.text).joined(separator: "\n"))
+        XCTAssertEqual(Set(answers.map(\.body)).count, 1, "every repeat replays the first answer")
+        let daily = try XCTUnwrap(answers.first?.json)
+        XCTAssertEqual(daily["kind"]?.string, "daily")
+        XCTAssertNotEqual(daily["id"]?.string, diagnostic)
+
+        let again = try app.call("POST", "/sessions", json: body, token: u.token, key: "quest-2")
+        XCTAssertEqual(again.status, 200, again.text)
+        XCTAssertEqual(again.json["id"]?.string, daily["id"]?.string)
+        let free = try app.call("POST", "/sessions", json: ["article_id": .string(article), "kind": "free"], token: u.token, key: "f")
+        XCTAssertEqual(free.status, 201, "a free request gets its own session, not the daily one")
+        XCTAssertEqual(free.json["kind"]?.string, "free")
+        XCTAssertEqual(try app.call("GET", "/sessions/\(diagnostic)", token: u.token).json["stage"]?.string, "reading",
+                       "the diagnostic is left as it was")
+    }
 }

@@ -68,6 +68,10 @@ extension Profile {
         var defaultThink = ThinkTime.uniform(minMs: 1_000, maxMs: 3_000)
         if let t = r.object(o["think_times"], "think_times", known: Set((o["think_times"]?.object ?? [:]).keys)) {
             for k in t.keys.sorted() {
+                guard KnownKeys.thinkTimes.contains(k) else {
+                    r.issue("think_times.\(k)", "no step pauses on '\(k)' (known: \(KnownKeys.thinkTimes.sorted().joined(separator: ", ")))")
+                    continue
+                }
                 guard let d = parseDistribution(t[k]!, path: "think_times.\(k)", r) else { continue }
                 if k == "default" { defaultThink = d } else { thinkTimes[k] = d }
             }
@@ -75,6 +79,7 @@ extension Profile {
         var probabilities: [String: Double] = [:]
         if let p = r.object(o["probabilities"], "probabilities", known: Set((o["probabilities"]?.object ?? [:]).keys)) {
             for k in p.keys.sorted() {
+                if let problem = KnownKeys.probabilityProblem(k) { r.issue("probabilities.\(k)", problem); continue }
                 if let v = r.number(p, k, "probabilities", atLeast: 0, atMost: 1) { probabilities[k] = v }
             }
         }
@@ -93,6 +98,10 @@ extension Profile {
         var thresholds: [String: [String]] = [:]
         if let t = r.object(o["thresholds"], "thresholds", known: Set((o["thresholds"]?.object ?? [:]).keys)) {
             for k in t.keys.sorted() {
+                guard ThresholdMetrics.isKnown(k, scenarios: scenarios.map(\.name)) else {
+                    r.issue("thresholds.\(k)", "no metric '\(k)' (expected \(ThresholdMetrics.expected))")
+                    continue
+                }
                 guard let list = t[k]!.array, list.allSatisfy({ $0.string != nil }) else {
                     r.issue("thresholds.\(k)", "must be an array of strings like \"p99 < 8000\"")
                     continue

@@ -38,6 +38,16 @@ struct Catalog: Sendable {
 
     func article(_ id: String) -> Article? { byID[id].map { articles[$0] } }
 
+    /// The library with each article's language named by the stack's code for it (same primary
+    /// subtag: the bundled `zh` articles become `zh-Hans` where that is the code); an article in
+    /// a language the stack does not offer keeps its tag.
+    func taggingLanguages(as codes: [String]) -> Catalog {
+        Catalog(topics: topics, articles: articles.map { a in
+            Article(id: a.id, language: LanguageTag.match(a.language, in: codes) ?? a.language, topic: a.topic, title: a.title,
+                    body: a.body, expectedReadS: a.expectedReadS, locked: a.locked, unlockHint: a.unlockHint)
+        })
+    }
+
     /// The first unlocked article in `language` (today's quest when there is no plan).
     func firstUnlocked(language: String) -> Article? {
         articles.first { $0.language == language && !$0.locked } ?? articles.first { !$0.locked }

@@ -14,8 +14,8 @@ extension StackApp {
         let language = q["language"].flatMap { $0.isEmpty ? nil : $0 }
         let topic = q["topic"].flatMap { $0.isEmpty ? nil : $0 }
         let status = q["status"].flatMap { $0.isEmpty ? nil : $0 } ?? "all"
-        if let language, !Rules.practiceLanguages.contains(language) {
-            throw APIError.invalid("'language' must be one of \(Rules.practiceLanguages.joined(separator: ", "))")
+        if let language, !settings.practiceLanguages.contains(language) {
+            throw APIError.invalid("'language' must be one of \(settings.practiceLanguages.joined(separator: ", "))")
         }
         if let topic, !catalog.topics.contains(where: { $0.id == topic }) { throw APIError.invalid("'topic': no topic '\(topic)'") }
         guard StackApp.articleStatuses.contains(status) else {

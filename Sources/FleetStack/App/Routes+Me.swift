@@ -16,16 +16,16 @@ extension StackApp {
             if v.isNull {
                 try db.run("UPDATE users SET ui_locale = NULL WHERE id = ?", .text(c.user.id))
             } else {
-                guard let locale = v.string, Rules.uiLocales.contains(locale) else {
-                    throw APIError.invalid("'settings.ui_locale' must be one of \(Rules.uiLocales.joined(separator: ", ")) or null")
+                guard let locale = v.string, settings.uiLocales.contains(locale) else {
+                    throw APIError.invalid("'settings.ui_locale' must be one of \(settings.uiLocales.joined(separator: ", ")) or null")
                 }
                 try db.run("UPDATE users SET ui_locale = ? WHERE id = ?", .text(locale), .text(c.user.id))
             }
         }
         if let v = fields["practice_languages"] {
             guard let list = v.array?.compactMap(\.string), list.count == v.array?.count, !list.isEmpty,
-                  list.allSatisfy({ Rules.practiceLanguages.contains($0) }), Set(list).count == list.count else {
-                throw APIError.invalid("'settings.practice_languages' must be a non-empty list of distinct languages from \(Rules.practiceLanguages.joined(separator: ", "))")
+                  list.allSatisfy({ settings.practiceLanguages.contains($0) }), Set(list).count == list.count else {
+                throw APIError.invalid("'settings.practice_languages' must be a non-empty list of distinct languages from \(settings.practiceLanguages.joined(separator: ", "))")
             }
             try db.run("UPDATE users SET practice_languages = ? WHERE id = ?", .text(list.joined(separator: ",")), .text(c.user.id))
         }

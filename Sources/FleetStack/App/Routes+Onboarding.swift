@@ -6,9 +6,9 @@ extension StackApp {
     /// `POST /onboarding`: stores the answers, makes `practice_language` primary, and returns the
     /// diagnostic session (one per user: a repeat returns the same one) with its article.
     func onboarding(_ c: inout RequestContext) throws -> Reply {
-        let language = try c.string("practice_language", maxLength: 8)
-        guard Rules.practiceLanguages.contains(language) else {
-            throw APIError.invalid("'practice_language' must be one of \(Rules.practiceLanguages.joined(separator: ", "))")
+        let language = try c.string("practice_language", maxLength: 35)
+        guard settings.practiceLanguages.contains(language) else {
+            throw APIError.invalid("'practice_language' must be one of \(settings.practiceLanguages.joined(separator: ", "))")
         }
         let goal = try c.string("goal", maxLength: 64)
         let scenario = try c.string("scenario", maxLength: 64)

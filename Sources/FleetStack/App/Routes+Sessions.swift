@@ -83,8 +83,10 @@ extension StackApp {
         return .json(200, .object(extra))
     }
 
-    /// `POST /sessions`: 201 a new daily/free session, 200 the existing in-progress one for the
-    /// article; 402 without entitlement; 403 (with `unlock_hint`) for a locked article.
+    /// `POST /sessions`: 201 a new daily/free session, 200 the existing in-progress session of the
+    /// same kind for the article; 402 without entitlement; 403 (with `unlock_hint`) for a locked
+    /// article. Only the kind asked for counts: a diagnostic (one round) still in progress on
+    /// today's quest article must not come back for a daily request (two rounds).
     func createSession(_ c: inout RequestContext) throws -> Reply {
         let key = try idempotencyKey(c)
         return try idempotent(c, key: key) {
@@ -100,9 +102,9 @@ extension StackApp {
                 throw e
             }
             if let existing = try db.queryOne("""
-                SELECT \(SessionRow.columns) FROM sessions WHERE user_id = ? AND article_id = ?
-                AND stage NOT IN ('completed', 'abandoned') ORDER BY created_at DESC LIMIT 1
-                """, .text(c.user.id), .text(articleID)).map(SessionRow.init) {
+                SELECT \(SessionRow.columns) FROM sessions WHERE user_id = ? AND article_id = ? AND kind = ?
+                AND stage NOT IN ('completed', 'abandoned') ORDER BY created_at DESC, rowid DESC LIMIT 1
+                """, .text(c.user.id), .text(articleID), .text(kind)).map(SessionRow.init) {
                 var r = Reply.json(200, try sessionJSON(existing))
                 r.objectID = existing.id
                 return r

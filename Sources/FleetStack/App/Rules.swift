@@ -1,18 +1,17 @@
 import FleetAudio
+import FleetCore
 
 /// The product rules the flows leave to the backend, in one place (and in contract/openapi.yaml).
 enum Rules {
-    static let uiLocales = ["en", "zh-Hans"]
-    static let practiceLanguages = ["en", "zh"]
-
-    /// The practice language a sign-in locale implies: `zh*` → zh, anything else → en.
-    static func practiceLanguage(forLocale locale: String) -> String {
-        locale.lowercased().hasPrefix("zh") ? "zh" : "en"
+    /// The practice language a sign-in locale implies: the supported one with the locale's
+    /// primary subtag (`zh-Hans-CN` → `zh-Hans`, or `zh` where that is the code), else the first.
+    static func practiceLanguage(forLocale locale: String, supported: [String]) -> String {
+        LanguageTag.match(locale, in: supported) ?? supported[0]
     }
 
-    /// The supported UI locale closest to a device locale.
-    static func uiLocale(forLocale locale: String) -> String {
-        locale.lowercased().hasPrefix("zh") ? "zh-Hans" : "en"
+    /// The supported UI locale closest to a device locale, else the first.
+    static func uiLocale(forLocale locale: String, supported: [String]) -> String {
+        LanguageTag.match(locale, in: supported) ?? supported[0]
     }
 
     // MARK: Settlement

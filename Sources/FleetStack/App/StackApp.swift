@@ -196,14 +196,18 @@ final class StackApp: ServerHandler, @unchecked Sendable {
         try db.queryOne("SELECT \(UserRow.columns) FROM users WHERE id = ?", .text(id)).map(UserRow.init)
     }
 
+    /// `GET /config`; the language lists are left out when `configListsLanguages` is off.
     static func configJSON(_ s: StackSettings) -> JSONValue {
-        [
+        var config: [String: JSONValue] = [
             "min_app_version": .string(s.minAppVersion),
             "poll": ["initial_ms": 2000, "max_ms": 5000, "give_up_ms": 120_000],
             "limits": ["max_recording_s": 90, "max_upload_bytes": .number(Double(s.maxUploadBytes))],
             "flags": .object([:]),
-            "supported_ui_locales": .array(Rules.uiLocales.map { .string($0) }),
-            "supported_practice_languages": .array(Rules.practiceLanguages.map { .string($0) }),
         ]
+        if s.configListsLanguages {
+            config["supported_ui_locales"] = .array(s.uiLocales.map { .string($0) })
+            config["supported_practice_languages"] = .array(s.practiceLanguages.map { .string($0) })
+        }
+        return .object(config)
     }
 }
