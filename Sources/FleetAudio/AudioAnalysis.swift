@@ -23,7 +23,7 @@ public enum AssessmentOutcome: String, Sendable, Codable, CaseIterable {
 
 /// The conclusion about one upload: its quality, the measures behind it when it decoded, and a
 /// human-readable detail for the attempt's `reason` (the decode error or the measure that failed).
-public struct AudioVerdict: Sendable, Equatable {
+public struct AudioVerdict: Sendable, Equatable, Codable {
     public var quality: AudioQuality
     public var features: AudioFeatures?
     public var detail: String?

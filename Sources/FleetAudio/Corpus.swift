@@ -39,6 +39,8 @@ public struct Corpus: Sendable {
 
     public let directory: String
     public let clips: [Clip]
+    /// How many clips were taken from the check cache rather than checked again (0 without a cache).
+    public var remembered = 0
 
     /// Total bytes of all clips (the memory the corpus maps).
     public var totalBytes: Int { clips.reduce(0) { $0 + $1.sizeBytes } }
@@ -54,19 +56,26 @@ public struct Corpus: Sendable {
     }
 
     private static func readManifest(_ directory: String) throws(CorpusError) -> CorpusManifest {
+        try readManifestAndDigest(directory).0
+    }
+
+    private static func readManifestAndDigest(_ directory: String) throws(CorpusError) -> (CorpusManifest, String) {
         guard let data = FileManager.default.contents(atPath: directory + "/manifest.json") else {
             throw CorpusError(directory: directory, problems: [.init(file: "manifest.json", "missing or unreadable")])
         }
         do {
-            return try CorpusManifest.parse(data)
+            return (try CorpusManifest.parse(data), SHA256.hex(Array(data)))
         } catch {
             throw CorpusError(directory: directory, problems: [error])
         }
     }
 
     /// Reads `manifest.json` in `directory`, maps every clip and checks it; see the type's doc.
-    public static func load(directory: String) throws(CorpusError) -> Corpus {
-        let manifest = try readManifest(directory)
+    /// With a `cache`, a clip whose size, modification time and manifest are as when it last
+    /// passed is mapped and size-checked only (no digest, no decode), and the cache is updated.
+    public static func load(directory: String, cache: CorpusCheckCache? = nil) throws(CorpusError) -> Corpus {
+        let (manifest, manifestDigest) = try readManifestAndDigest(directory)
+        let known = cache?.load() ?? [:]
         var problems: [CorpusError.Problem] = []
         if manifest.clips.isEmpty { problems.append(.init(file: "manifest.json", "lists no clips")) }
         var seen = Set<String>()
@@ -76,17 +85,42 @@ public struct Corpus: Sendable {
 
         // Checking decodes every clip; spread it over the cores (results kept in manifest order).
         let results = LoadResults(count: manifest.clips.count)
+        let stamps = manifest.clips.map { CorpusCheckCache.stamp(directory + "/" + $0.file) }
         DispatchQueue.concurrentPerform(iterations: manifest.clips.count) { i in
             let info = manifest.clips[i]
-            results.set(i, check(info, directory: directory))
+            if let e = known[info.file], let st = stamps[i], e.manifestSHA256 == manifestDigest, e.sizeBytes == st.size,
+               e.mtimeNanos == st.mtimeNanos, let remembered = recall(info, directory: directory, verdict: e.verdict) {
+                results.set(i, (remembered, []), remembered: true)
+            } else {
+                results.set(i, check(info, directory: directory))
+            }
         }
         var clips: [Clip] = []
-        for (clip, found) in results.all {
+        var entries = known
+        for (i, (clip, found)) in results.all.enumerated() {
             problems += found
-            if let clip, found.isEmpty { clips.append(clip) }
+            if let clip, found.isEmpty {
+                clips.append(clip)
+                if let st = stamps[i] {
+                    entries[clip.file] = .init(manifestSHA256: manifestDigest, sizeBytes: st.size, mtimeNanos: st.mtimeNanos,
+                                               verdict: clip.verdict)
+                }
+            } else {
+                entries.removeValue(forKey: manifest.clips[i].file)
+            }
         }
+        if let cache, entries != known { cache.save(entries) }
         guard problems.isEmpty else { throw CorpusError(directory: directory, problems: problems) }
-        return Corpus(directory: directory, clips: clips)
+        var corpus = Corpus(directory: directory, clips: clips)
+        corpus.remembered = results.rememberedCount
+        return corpus
+    }
+
+    /// A clip that passed before and has not changed since: mapped, its fields and size checked.
+    static func recall(_ info: ClipInfo, directory: String, verdict: AudioVerdict) -> Clip? {
+        guard fieldProblems(info).isEmpty, let bytes = try? SharedBytes(mappingFile: directory + "/" + info.file),
+              bytes.count == info.sizeBytes else { return nil }
+        return Clip(info: info, bytes: bytes, range: 0..<bytes.count, verdict: verdict)
     }
 
     /// Every problem with one clip, and the clip when its file could be mapped.
@@ -176,7 +210,12 @@ private final class LoadResults: @unchecked Sendable {
     private let lock = Lock()
     private var slots: [(Clip?, [CorpusError.Problem])]
 
+    private var remembered = 0
+
     init(count: Int) { slots = Array(repeating: (nil, []), count: count) }
-    func set(_ i: Int, _ value: (Clip?, [CorpusError.Problem])) { lock.withLock { slots[i] = value } }
+    func set(_ i: Int, _ value: (Clip?, [CorpusError.Problem]), remembered r: Bool = false) {
+        lock.withLock { slots[i] = value; if r { remembered += 1 } }
+    }
+    var rememberedCount: Int { lock.withLock { remembered } }
     var all: [(Clip?, [CorpusError.Problem])] { lock.withLock { slots } }
 }

@@ -8,9 +8,11 @@ import FleetJourneys
 public struct CorpusRecordings: RecordingSource {
     public let corpus: Corpus
 
-    /// Loads and checks the whole corpus; refuses with the list of every bad clip.
-    public static func load(directory: String) throws -> CorpusRecordings {
-        CorpusRecordings(corpus: try Corpus.load(directory: directory))
+    /// Loads and checks the whole corpus (clips unchanged since they last passed come from the
+    /// check cache); refuses with the list of every bad clip.
+    public static func load(directory: String, cache: Bool = true) throws -> CorpusRecordings {
+        CorpusRecordings(corpus: try Corpus.load(directory: directory,
+                                                 cache: cache ? CorpusCheckCache(path: CorpusCheckCache.defaultPath(forCorpus: directory)) : nil))
     }
 
     public func pick(language: String, round: Int, classMix: [String: Double], random: inout SeededRandom) -> Recording? {

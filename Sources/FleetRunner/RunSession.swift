@@ -71,7 +71,13 @@ public final class RunSession: @unchecked Sendable {
         defer { engine.shutdown() }
         try await Preflight.check(base: base, engine: engine, timeoutS: options.reachTimeoutS)
         let recordings: any RecordingSource
+        let loadStart = MonotonicClock.now()
         do { recordings = try loadRecordings() } catch { throw RunInputError(description: "\(error)") }
+        var ready = "recordings ready in \(Int(Double(MonotonicClock.now() - loadStart) / 1e6)) ms"
+        if let c = recordings as? CorpusRecordings {
+            ready += " (\(c.corpus.clips.count) clips, \(c.corpus.remembered) remembered from the last check)"
+        }
+        say(ready)
 
         let clientSettings = profile.client.settings(baseURL: base)
         let startWall = WallClock.nowMillis()

@@ -84,7 +84,7 @@ final class CorpusTests: XCTestCase {
 
     func testDamagedCopyFailsWithEveryProblemListed() throws {
         let corpus = try committed.get()
-        let dir = try makeCopy(of: corpus, files: [
+        let dir = try CorpusCopies.make(of: corpus, files: [
             corpus.clips.first { $0.clipClass == .speech && $0.info.format == "flac" }!,
             corpus.clips.first { $0.clipClass == .speech && $0.info.format == "opus" }!,
             corpus.clips.first { $0.clipClass == .stereo }!,
@@ -104,7 +104,7 @@ final class CorpusTests: XCTestCase {
         try whole.write(to: dir.appendingPathComponent(infos[3].file))
         infos[3].sha256 = SHA256.hex([UInt8](whole))
         infos[3].sizeBytes = whole.count
-        try writeManifest(infos, to: dir)
+        try CorpusCopies.writeManifest(infos, to: dir)
 
         XCTAssertThrowsError(try Corpus.load(directory: dir.path)) { error in
             guard let e = error as? CorpusError else { return XCTFail("\(error)") }
@@ -135,22 +135,6 @@ final class CorpusTests: XCTestCase {
     }
 
     // MARK: Helpers
-
-    private func makeCopy(of corpus: Corpus, files clips: [Clip]) throws -> URL {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("fleet-corpus-\(UUID().uuidString)")
-        for clip in clips {
-            let target = dir.appendingPathComponent(clip.file)
-            try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try Data(clip.bytes.copyBytes(clip.range)).write(to: target)
-        }
-        try writeManifest(clips.map(\.info), to: dir)
-        return dir
-    }
-
-    private func writeManifest(_ infos: [ClipInfo], to dir: URL) throws {
-        struct Manifest: Encodable { var version = 1; var clips: [ClipInfo] }
-        try JSONEncoder().encode(Manifest(clips: infos)).write(to: dir.appendingPathComponent("manifest.json"))
-    }
 
     private func loadInfos(_ dir: URL) throws -> [ClipInfo] {
         struct Manifest: Decodable { var clips: [ClipInfo] }
