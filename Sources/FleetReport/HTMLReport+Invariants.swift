@@ -21,8 +21,8 @@ extension HTMLReport {
             for v in vs.filter({ $0.invariant == inv }).prefix(3) {
                 s += "<tr><td><code>\(inv.rawValue)</code></td>"
                 s += "<td><a href=\"traces/user-\(v.user).jsonl\">\(v.user)</a></td><td>\(Format.html(v.journey))</td>"
-                s += "<td>\(Format.html(String(format: "%.1f s", v.firstAtS)))</td><td>\(Format.html(Format.cut(v.detail, 400)))</td>"
-                s += "<td>\(v.requests.map { Format.html(Format.cut($0, 120)) }.joined(separator: "<br>"))</td></tr>"
+                s += "<td>\(Format.html(String(format: "%.1f s", v.firstAtS)))</td><td class=\"msg\">\(Format.html(Format.cut(v.detail, 400)))</td>"
+                s += "<td class=\"msg\">\(v.requests.map { Format.html(Format.cut($0, 120)) }.joined(separator: "<br>"))</td></tr>"
             }
         }
         return s + "</tbody></table>\n</section>\n"

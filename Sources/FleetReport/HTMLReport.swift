@@ -67,7 +67,13 @@ struct HTMLReport {
             s += behind.map { "<li>\(Format.html($0))</li>" }.joined() + "</ul></div>\n"
         }
         let failed = m.thresholds.filter { !$0.passed }
-        let (cls, label) = m.thresholds.isEmpty ? ("none", "NO THRESHOLDS") : failed.isEmpty ? ("pass", "✔ PASSED") : ("fail", "✘ FAILED")
+        var (cls, label) = m.thresholds.isEmpty ? ("none", "NO THRESHOLDS") : failed.isEmpty ? ("pass", "✔ PASSED") : ("fail", "✘ FAILED")
+        if !results.violations.isEmpty {
+            // An invariant violation decides the run (exit 98) whatever the thresholds say.
+            s += "<div class=\"verdict fail\"><span class=\"badge\">✘ INVARIANTS VIOLATED</span> "
+            s += "\(results.violations.count) violation\(results.violations.count == 1 ? "" : "s"); see below.</div>\n"
+            if cls == "pass" { (cls, label) = ("none", "THRESHOLDS PASSED") }
+        }
         s += "<div class=\"verdict \(cls)\"><span class=\"badge\">\(label)</span> "
         s += m.thresholds.isEmpty ? "The profile sets no thresholds."
             : "\(m.thresholds.count - failed.count) of \(m.thresholds.count) thresholds passed."
