@@ -6,7 +6,8 @@ import FleetRunner
 import Glibc
 #endif
 
-/// `fleet run --profile FILE [--target URL] [--out DIR] [--seed N] [--baseline RESULTS] [--history PATH]`
+/// `fleet run --profile FILE [--target URL] [--out DIR] [--seed N] [--baseline RESULTS] [--history PATH]
+/// [--shard i/N] [--start-at RFC3339] [--source-address ADDR]`
 public enum RunCommand: FleetCommand {
     public static let name = "run"
     public static let summary = "run a profile's virtual users against a stack and write the report"
@@ -21,6 +22,9 @@ public enum RunCommand: FleetCommand {
         let history = try a.option("history")
         let duration = try a.doubleOption("duration")
         let allowRemote = a.flag("allow-remote")
+        let shardText = try a.option("shard")
+        let startAt = try a.option("start-at")
+        let sourceAddress = try a.option("source-address")
         if !(try a.finish()).isEmpty { throw UsageError("unexpected argument '\(a.positional[0])'") }
 
         var profile: Profile
@@ -37,6 +41,22 @@ public enum RunCommand: FleetCommand {
             profile.durationS = d
         }
         var options = RunOptions(profile: profile)
+        if let shardText {
+            do { options.shard = try Shard.parse(shardText) } catch { throw UsageError("--shard: \(error)") }
+        }
+        if let startAt {
+            guard let ms = RFC3339.parseMillis(startAt) else {
+                throw UsageError("--start-at: expected an RFC 3339 time like 2026-12-01T20:00:00Z, got '\(startAt)'")
+            }
+            options.startAtMillis = ms
+        }
+        if let sourceAddress {
+            guard LoopbackGuard.isIPLiteral(sourceAddress) else {
+                throw UsageError("--source-address: expected an IP address like 127.0.0.2, got '\(sourceAddress)'")
+            }
+            options.sourceAddress = sourceAddress
+        }
+        options.profileDigest = ProfileDigest.of(path: profilePath, profile: profile)
         options.target = target
         if let out { options.outDir = out }
         if let history { options.historyPath = history }
@@ -65,5 +85,16 @@ public enum RunCommand: FleetCommand {
                 }
             }
         }
+    }
+}
+
+/// SHA-256 of the profile as run: its file's bytes and the command-line overrides that change
+/// the load (`--seed`, `--duration`), so that shards of one run can be told from shards of another.
+enum ProfileDigest {
+    static func of(path: String, profile: Profile) -> String {
+        var h = SHA256()
+        h.update(FileBytes.read(path) ?? Array(path.utf8))
+        h.update(Array("\nseed=\(profile.seed)\nduration_s=\(profile.durationS)".utf8))
+        return Hex.encode(h.finalize())
     }
 }
