@@ -60,8 +60,9 @@ for metric in ["assessment_turnaround", "assessment_turnaround_server", "settlem
             continue
         diff = abs(statistics.median(m) - statistics.median(s))
         spread = max(s) - min(s)
-        print(f"| {metric} | {stat[:-3]} | {', '.join(f'{v:.1f}' for v in s)} | {', '.join(f'{v:.1f}' for v in m)} | "
-              f"{statistics.median(s):.1f} | {statistics.median(m):.1f} | {diff:.1f} | {spread:.1f} | {'yes' if diff <= spread else 'no'} |")
+        f = (lambda v: f"{v:.3f}") if max(s + m) < 10 else (lambda v: f"{v:.1f}")
+        print(f"| {metric} | {stat[:-3]} | {', '.join(map(f, s))} | {', '.join(map(f, m))} | "
+              f"{f(statistics.median(s))} | {f(statistics.median(m))} | {f(diff)} | {f(spread)} | {'yes' if diff <= spread else 'no'} |")
 
 print("\n### Shards (from the merged results) and the clients the stack saw\n")
 for p in range(1, pairs + 1):

@@ -3,7 +3,10 @@
 # (fresh, same settings), alternating single and sharded PAIRS times (default 3).
 #
 #   bench/shards.sh [PAIRS]        FLEET=.build/release/fleet by default; OUT=dir for the runs
+#                                  BARRIER_S=90: seconds from launch to the shards' --start-at
 #
+# The barrier leaves time for four processes to load and analyse the audio corpus at once
+# (about 35 s on 2 shared cores); a shard still loading at the barrier starts late and says so.
 # Each shard sends from its own loopback address (127.0.0.2 … 127.0.0.5, --source-address) and
 # all four wait for one start barrier (--start-at); `fleet merge` makes one report of them. The
 # summary compares journey counts and funnels (must be identical to the single runs') and the
@@ -56,15 +59,16 @@ for p in $(seq 1 "$pairs"); do
   echo "pair $p single done; load $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$out/load.txt"
 
   start_stack "sharded-$p"
-  at=$(date -u -d '+6 sec' +%Y-%m-%dT%H:%M:%SZ)
-  watch_clients "$out/clients-sharded-$p.txt" &
-  w=$!
+  at=$(date -u -d "+${BARRIER_S:-90} sec" +%Y-%m-%dT%H:%M:%SZ)
   pids=()
   for i in 0 1 2 3; do
     "$fleet" run --profile "$profile" --target "$url" --out "$out/sharded-$p" --shard "$i/4" --start-at "$at" \
       --source-address "127.0.0.$((i + 2))" >"$out/sharded-$p-shard$i.log" 2>&1 &
     pids+=($!)
   done
+  # Sample the stack's clients once the shards are past the barrier.
+  (sleep "$(( $(date -d "$at" +%s) - $(date +%s) + 2 ))"; watch_clients "$out/clients-sharded-$p.txt") &
+  w=$!
   for pid in "${pids[@]}"; do wait "$pid" || echo "a shard of pair $p exited $?" | tee -a "$out/load.txt"; done
   wait $w
   stop_stack
