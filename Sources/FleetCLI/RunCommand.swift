@@ -41,8 +41,14 @@ public enum RunCommand: FleetCommand {
             profile.durationS = d
         }
         var options = RunOptions(profile: profile)
+        options.target = target
         if let shardText {
             do { options.shard = try Shard.parse(shardText) } catch { throw UsageError("--shard: \(error)") }
+            // With the embedded stack every shard would load a stack of its own: N runs, not one.
+            if !options.shard.isWhole && options.effectiveTarget == nil {
+                throw UsageError("--shard: the shards of one run need one target (--target URL, e.g. of `fleet stack`); "
+                                 + "with the embedded stack each shard would load its own")
+            }
         }
         if let startAt {
             guard let ms = RFC3339.parseMillis(startAt) else {
@@ -57,7 +63,6 @@ public enum RunCommand: FleetCommand {
             options.sourceAddress = sourceAddress
         }
         options.profileDigest = ProfileDigest.of(path: profilePath, profile: profile)
-        options.target = target
         if let out { options.outDir = out }
         if let history { options.historyPath = history }
         options.baselinePath = baseline

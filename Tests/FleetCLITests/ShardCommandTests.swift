@@ -9,7 +9,8 @@ final class ShardCommandTests: XCTestCase {
     static let smoke = DataCommandTests.root.appendingPathComponent("profiles/smoke.json").path
 
     func testRunRejectsBadShardFlagsWithExit2() {
-        for (flags, message) in [(["--shard", "4/4"], "--shard: shard index must be in 0…3, got 4"),
+        for (flags, message) in [(["--shard", "4/4", "--target", "http://127.0.0.1:9"], "--shard: shard index must be in 0…3, got 4"),
+                                 (["--shard", "1/4"], "--shard: the shards of one run need one target"),
                                  (["--shard", "one"], "--shard: expected i/N"),
                                  (["--start-at", "tomorrow"], "--start-at: expected an RFC 3339 time"),
                                  (["--source-address", "eth0"], "--source-address: expected an IP address")] {
