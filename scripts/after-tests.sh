@@ -3,7 +3,7 @@
 # rendered report, schemathesis against the stack). Each check is a script of its own; a missing one is an error, not a skip.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-for check in bench/browser-check.sh contract/check.sh; do
+for check in bench/browser-check.sh contract/check.sh deploy/kubernetes/validate.sh; do
   if [ ! -x "$check" ]; then
     echo "after-tests: $check is missing" >&2
     exit 1

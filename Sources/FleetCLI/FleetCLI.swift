@@ -14,6 +14,7 @@ public enum FleetCLI {
             BlastCommand.self,
             StackCommand.self,
             ReportCommand.self,
+            MergeCommand.self,
             HistoryCommand.self,
             CorpusCommand.self,
             ProbeCommand.self,

@@ -24,8 +24,15 @@ enum ReportCommand: FleetCommand {
         var results = try load(files[0])
         if files.count > 1 {
             guard out != nil else { throw UsageError("merging \(files.count) shards needs --out DIR for the merged report") }
-            for f in files.dropFirst() { results.merge(try load(f)) }
-            results.reevaluateThresholds()
+            let all = [results] + (try files.dropFirst().map(load))
+            if all.allSatisfy({ $0.meta.shard != nil }) {
+                // Shards of `fleet run --shard`: the same checks and alignment as `fleet merge`.
+                do { results = try ShardMerge.merge(zip(files, all).map { ShardMerge.Input(source: $0, results: $1) }) }
+                catch { throw UsageError(error.description) }
+            } else {
+                for r in all.dropFirst() { results.merge(r) }
+                results.reevaluateThresholds()
+            }
             io.out("merged \(files.count) shards: \(results.requestTotals.requests) requests")
         }
         let baseline = try baselinePath.map(load)

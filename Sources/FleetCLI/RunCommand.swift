@@ -6,7 +6,8 @@ import FleetRunner
 import Glibc
 #endif
 
-/// `fleet run --profile FILE [--target URL] [--out DIR] [--seed N] [--baseline RESULTS] [--history PATH] [--bugs a,b]`
+/// `fleet run --profile FILE [--target URL] [--out DIR] [--seed N] [--baseline RESULTS] [--history PATH] [--bugs a,b]
+/// [--shard i/N] [--start-at RFC3339] [--source-address ADDR]`
 public enum RunCommand: FleetCommand {
     public static let name = "run"
     public static let summary = "run a profile's virtual users against a stack and write the report"
@@ -22,6 +23,9 @@ public enum RunCommand: FleetCommand {
         let duration = try a.doubleOption("duration")
         let allowRemote = a.flag("allow-remote")
         let bugs = try a.option("bugs")
+        let shardText = try a.option("shard")
+        let startAt = try a.option("start-at")
+        let sourceAddress = try a.option("source-address")
         if !(try a.finish()).isEmpty { throw UsageError("unexpected argument '\(a.positional[0])'") }
 
         // Overrides are applied to the profile's JSON, so that the run folder keeps the profile as
@@ -51,6 +55,28 @@ public enum RunCommand: FleetCommand {
         var options = RunOptions(profile: profile)
         options.profileJSON = json
         options.target = target
+        if let shardText {
+            do { options.shard = try Shard.parse(shardText) } catch { throw UsageError("--shard: \(error)") }
+            // With the embedded stack every shard would load a stack of its own: N runs, not one.
+            if !options.shard.isWhole && options.effectiveTarget == nil {
+                throw UsageError("--shard: the shards of one run need one target (--target URL, e.g. of `fleet stack`); "
+                                 + "with the embedded stack each shard would load its own")
+            }
+        }
+        if let startAt {
+            guard let ms = RFC3339.parseMillis(startAt) else {
+                throw UsageError("--start-at: expected an RFC 3339 time like 2026-12-01T20:00:00Z, got '\(startAt)'")
+            }
+            options.startAtMillis = ms
+        }
+        if let sourceAddress {
+            guard LoopbackGuard.isIPLiteral(sourceAddress) else {
+                throw UsageError("--source-address: expected an IP address like 127.0.0.2, got '\(sourceAddress)'")
+            }
+            options.sourceAddress = sourceAddress
+        }
+        // The profile as run (file plus overrides, keys sorted): shards of one run share it.
+        options.profileDigest = SHA256.hex(json.serializedBytes())
         if let out { options.outDir = out }
         if let history { options.historyPath = history }
         options.baselinePath = baseline

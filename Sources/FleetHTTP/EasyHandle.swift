@@ -14,7 +14,7 @@ final class EasyHandle {
     let raw: UnsafeMutableRawPointer
     private let errorBuffer: UnsafeMutablePointer<CChar>
 
-    init?() {
+    init?(sourceAddress: String? = nil) {
         guard let h = curl_easy_init() else { return nil }
         raw = h
         errorBuffer = .allocate(capacity: fleet_curl_error_size())
@@ -44,7 +44,11 @@ final class EasyHandle {
                 return t.fillUpload(buffer!, capacity: size * n) ?? fleet_curl_readfunc_abort()
             },
         ]
-        guard fixed.allSatisfy({ $0 == CURLE_OK }) else {
+        // `host!` makes curl bind to exactly this address, never resolve it as an interface name.
+        let bind = sourceAddress.map { address in
+            "host!\(address)".withCString { fleet_curl_easy_setopt_ptr(h, CURLOPT_INTERFACE, UnsafeMutableRawPointer(mutating: $0)) }
+        } ?? CURLE_OK
+        guard fixed.allSatisfy({ $0 == CURLE_OK }), bind == CURLE_OK else {
             curl_easy_cleanup(h)
             errorBuffer.deallocate()
             return nil

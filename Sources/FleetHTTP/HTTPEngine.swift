@@ -38,6 +38,11 @@ public final class HTTPEngine: Sendable {
         /// that at 16 MiB while still sending far more uploads at once than one phone (browsers
         /// open 6 connections per host). Split evenly over the I/O threads (rounded up).
         public var maxConcurrentUploads: Int = 1024
+        /// Local IP address every connection is bound to before it connects (libcurl's
+        /// CURLOPT_INTERFACE as `host!ADDR`), or nil for the kernel's choice. Several bench
+        /// processes on one machine (`fleet run --shard`) then look like several clients to the
+        /// stack: 127.0.0.2, 127.0.0.3, … all reach a stack listening on 127.0.0.1.
+        public var sourceAddress: String?
 
         public init() {}
     }

@@ -39,6 +39,8 @@ final class IOLoop: @unchecked Sendable {
     let uploadsWaiting = Atomic<Int>(0)
     /// This loop's share of `maxConcurrentUploads` (0 = unlimited).
     let uploadLimit: Int
+    /// `Configuration.sourceAddress`, set on every easy handle this loop creates.
+    let sourceAddress: String?
 
     // MARK: I/O-thread state.
     var shards: [MultiShard] = []
@@ -64,6 +66,7 @@ final class IOLoop: @unchecked Sendable {
         epollFD = ep
         wakeFD = wake
         connectTimeout = configuration.connectTimeout
+        sourceAddress = configuration.sourceAddress
         let uploads = configuration.maxConcurrentUploads
         uploadLimit = uploads == 0 ? 0 : (uploads + configuration.ioThreads - 1) / configuration.ioThreads
         var ev = epoll_event()

@@ -21,6 +21,10 @@ extension RunResults {
         if let dropped = counters["dropped_arrivals"], dropped > 0 {
             reasons.append("\(dropped) arrivals were dropped because no virtual user could start on time")
         }
+        // Merged shards: a shard that lagged is named, even when the whole run's p99 hides it.
+        for s in meta.shardRuns ?? [] where !s.behind.isEmpty {
+            reasons.append("shard \(s.label) (\(s.runId)): " + s.behind.joined(separator: "; "))
+        }
         return reasons
     }
 

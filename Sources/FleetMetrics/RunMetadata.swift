@@ -21,6 +21,10 @@ public struct RunMetadata: Sendable, Codable, Equatable {
     /// nil means the default of `generatorBehindReasons` (50 ms). Kept so that a re-rendered
     /// report judges the run by the same bound the run itself used.
     public var lagBoundMicros: Int64?
+    /// Set on a shard's own results (`fleet run --shard i/N`); nil for a single process.
+    public var shard: ShardInfo?
+    /// Set on merged results (`fleet merge`): each shard's generator, in shard order.
+    public var shardRuns: [ShardSummary]?
 
     public init(runId: String, profile: String, seed: UInt64, target: String, startedAt: String,
                 plannedDurationSeconds: Double = 0, actualDurationSeconds: Double = 0,

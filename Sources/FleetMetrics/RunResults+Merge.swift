@@ -8,24 +8,47 @@ extension RunResults {
     /// tables add; health samples of the same window add (shards are separate processes).
     /// The metadata stays this side's, with the longer actual duration, both sides' notes and the
     /// shard count summed; thresholds are left for the caller to evaluate again on the merged data.
-    public mutating func merge(_ other: RunResults) {
+    ///
+    /// `offsetNanos` is how long after this side's start `other` started on the wall clock
+    /// (`fleet merge` aligns shards that way): each of its windows goes to the window of this
+    /// side that holds its midpoint, and its first-error offsets move by as much.
+    public mutating func merge(_ other: RunResults, offsetNanos: UInt64 = 0) {
         let reindex: (Int) -> Int = { [windowNanos] index in
-            other.windowNanos == windowNanos ? index
-                : Int((UInt64(index) &* other.windowNanos) / windowNanos)
+            if other.windowNanos == windowNanos && offsetNanos == 0 { return index }
+            if offsetNanos == 0 { return Int((UInt64(index) &* other.windowNanos) / windowNanos) }
+            return Int((UInt64(index) &* other.windowNanos &+ other.windowNanos / 2 &+ offsetNanos) / windowNanos)
         }
-        metrics = Self.mergeByKey(metrics, other.metrics, key: \.name) { a, b in a.merge(b, reindex: reindex) }
-        endpoints = Self.mergeByKey(endpoints, other.endpoints, key: \.name) { a, b in
-            a.latency.merge(b.latency, reindex: reindex)
+        // `other`'s windows are moved first, so that metrics only `other` has move too.
+        let moved: (MetricResult) -> MetricResult = { m in
+            var out = MetricResult(name: m.name)
+            out.merge(m, reindex: reindex)
+            return out
+        }
+        metrics = Self.mergeByKey(metrics, other.metrics.map(moved), key: \.name) { a, b in a.merge(b) }
+        let otherEndpoints = other.endpoints.map { e -> EndpointResult in
+            var e = e
+            e.latency = moved(e.latency)
+            return e
+        }
+        endpoints = Self.mergeByKey(endpoints, otherEndpoints, key: \.name) { a, b in
+            a.latency.merge(b.latency)
             a.statuses.merge(b.statuses, uniquingKeysWith: +)
             a.errorCodes.merge(b.errorCodes, uniquingKeysWith: +)
             a.dns.merge(b.dns); a.connect.merge(b.connect); a.tls.merge(b.tls)
             a.firstByte.merge(b.firstByte); a.total.merge(b.total)
         }
-        errors = Self.mergeByKey(errors, other.errors, key: \.sortKey) { a, b in
+        // Re-indexed before combining, so that rows only `other` has move too.
+        let shifted = other.errors.map { e -> ErrorRow in
+            var e = e
+            e.firstOffsetNanos &+= offsetNanos
+            e.windows = e.windows.map { WindowCount(window: reindex($0.window), count: $0.count) }
+            return e
+        }
+        errors = Self.mergeByKey(errors, shifted, key: \.sortKey) { a, b in
             a.count += b.count
             a.firstOffsetNanos = Swift.min(a.firstOffsetNanos, b.firstOffsetNanos)
             if a.sampleMessage == nil { a.sampleMessage = b.sampleMessage }
-            a.windows = Self.mergeCounts(a.windows, b.windows.map { WindowCount(window: reindex($0.window), count: $0.count) })
+            a.windows = Self.mergeCounts(a.windows, b.windows)
         }
         journeys = Self.mergeByKey(journeys, other.journeys, key: \.sortKey) { a, b in
             a.started += b.started; a.completed += b.completed
@@ -50,8 +73,10 @@ extension RunResults {
             }
         }
         health = byWindow.values.sorted { $0.window < $1.window }
-        // Each shard's users are its own, so violations never overlap: the union, sorted.
-        violations = (violations + other.violations).sorted()
+        // Each shard's users are its own, so violations never overlap: the union, sorted, each
+        // `first_at_s` moved by `offsetNanos` like the error table's first offsets.
+        let shift = Double(offsetNanos) / 1e9
+        violations = (violations + other.violations.map { v in var v = v; v.firstAtS += shift; return v }).sorted()
         meta.actualDurationSeconds = Swift.max(meta.actualDurationSeconds, other.meta.actualDurationSeconds)
         meta.plannedDurationSeconds = Swift.max(meta.plannedDurationSeconds, other.meta.plannedDurationSeconds)
         for n in other.meta.notes where !meta.notes.contains(n) { meta.notes.append(n) }

@@ -62,7 +62,7 @@ extension HTMLReport {
                               series: h.memory, yFormat: { Format.tick($0) + " MiB" }, xFormat: at))
         s += figure(LineChart(title: "Active users and requests in flight", xLabel: "time since start (s)", yLabel: "count",
                               series: h.users, xFormat: at))
-        return s + "</div>\n</section>\n"
+        return s + "</div>\n" + shardTable() + "</section>\n"
     }
 
     func figure(_ chart: LineChart) -> String {

@@ -12,20 +12,22 @@ public final class ArrivalDriver: Sendable {
     public let scenarioName: String
     let scenarioIndex: Int
     let seed: UInt64
+    /// The part of the run this process plays; models start only the users it owns.
+    public let shard: Shard
     let control: RunControl
     let recorder: Recorder
     /// Builds and walks one user with the given local index and intended start.
     let walk: @Sendable (_ localIndex: Int, _ intended: UInt64) async -> Void
-    private let nextIndex = AtomicCounter()
     /// Users of this scenario alive now: `max_users` caps a scenario, not the whole run.
     private let alive = AtomicCounter()
 
-    init(start: UInt64, scenarioIndex: Int, scenarioName: String = "", seed: UInt64, control: RunControl, recorder: Recorder,
-         walk: @escaping @Sendable (Int, UInt64) async -> Void) {
+    init(start: UInt64, scenarioIndex: Int, scenarioName: String = "", seed: UInt64, shard: Shard = .whole,
+         control: RunControl, recorder: Recorder, walk: @escaping @Sendable (Int, UInt64) async -> Void) {
         self.start = start
         self.scenarioIndex = scenarioIndex
         self.scenarioName = scenarioName.isEmpty ? "scenario\(scenarioIndex)" : scenarioName
         self.seed = seed
+        self.shard = shard
         self.control = control
         self.recorder = recorder
         self.walk = walk
@@ -38,24 +40,25 @@ public final class ArrivalDriver: Sendable {
         return !control.arrivalsStopped && MonotonicClock.now() < control.arrivalsDeadline
     }
 
-    /// Open models: starts a user now, meant to have started at `intended`, and returns at once.
-    public func launch(intended: UInt64) {
-        let index = begin()
+    /// Open models: starts user number `index` now, meant to have started at `intended`, and
+    /// returns at once. The number is the user's place in the schedule (its generator's stream),
+    /// not a count of users started, so that it is the same in every shard and every run.
+    public func launch(intended: UInt64, index: Int) {
+        begin()
         control.spawn { await self.walk(index, intended); self.alive.add(-1) }
     }
 
-    /// Closed models: runs a new user's journey to its end.
-    public func runOne(intended: UInt64) async {
-        let index = begin()
+    /// Closed models: runs user number `index`'s journey to its end.
+    public func runOne(intended: UInt64, index: Int) async {
+        begin()
         await control.spawn { await self.walk(index, intended); self.alive.add(-1) }.value
     }
 
     /// Counts the user as alive before its task exists, so a capacity check right after a launch
     /// already sees it.
-    private func begin() -> Int {
+    private func begin() {
         alive.add(1)
         recorder.count("users_started:" + scenarioName)
-        return nextIndex.next()
     }
 
     /// An arrival that could not start on time (no capacity): counted, never delayed. The run-wide
@@ -72,14 +75,12 @@ public final class ArrivalDriver: Sendable {
     public func scheduleRandom() -> SeededRandom { SeededRandom(seed: seed, stream: 0xA11A_0000 &+ UInt64(scenarioIndex)) }
 }
 
-/// A lock-protected counter (user indices are handed out from concurrent slots).
+/// A lock-protected counter (users alive, changed from concurrent user tasks).
 final class AtomicCounter: @unchecked Sendable {
     // @unchecked: `value` is only read or written under `lock`.
     private let lock = Lock()
     private var value_ = 0
 
-    /// Returns the current value and increments it.
-    func next() -> Int { lock.withLock { defer { value_ += 1 }; return value_ } }
     func add(_ d: Int) { lock.withLock { value_ += d } }
     var value: Int { lock.withLock { value_ } }
 }

@@ -11,17 +11,21 @@ public final class Fleet: Sendable {
     public let profile: Profile
     public let world: FleetWorld
     public let control: RunControl
+    /// The users this process runs (`--shard i/N`); `.whole` for a single process.
+    public let shard: Shard
 
-    public init(profile: Profile, world: FleetWorld, control: RunControl) {
+    public init(profile: Profile, world: FleetWorld, control: RunControl, shard: Shard = .whole) {
         self.profile = profile
         self.world = world
         self.control = control
+        self.shard = shard
     }
 
     /// Starts every scenario at its offset from `start` and returns when all arrivals are done
     /// and every user has ended (or the run was stopped and drained).
     public func run(start: UInt64) async {
-        await Self.runScenarios(profile: profile, start: start, control: control, recorder: world.recorder) { [self] s, local, intended in
+        await Self.runScenarios(profile: profile, start: start, control: control, recorder: world.recorder, shard: shard) {
+            [self] s, local, intended in
             await self.walk(scenario: s, local: local, intended: intended)
         }
     }
@@ -29,7 +33,7 @@ public final class Fleet: Sendable {
     /// The scheduling half of `run`, apart from what a user does: every scenario gets its own
     /// driver, started at `start + start_s`, and its model calls `walk(scenario, local, intended)`
     /// for each user. Tests drive it with a walk that only records what it was asked.
-    static func runScenarios(profile: Profile, start: UInt64, control: RunControl, recorder: Recorder,
+    static func runScenarios(profile: Profile, start: UInt64, control: RunControl, recorder: Recorder, shard: Shard = .whole,
                              walk: @escaping @Sendable (_ scenario: Int, _ local: Int, _ intended: UInt64) async -> Void) async {
         control.setArrivalsDeadline(start &+ UInt64(profile.durationS * 1e9))
         // The drivers run in one task that a stop cancels: every driver sleep (`Pause`) ends at
@@ -39,7 +43,7 @@ public final class Fleet: Sendable {
             await withTaskGroup(of: Void.self) { group in
                 for (i, scenario) in profile.scenarios.enumerated() {
                     let driver = ArrivalDriver(start: start &+ UInt64(scenario.startS * 1e9), scenarioIndex: i,
-                                               scenarioName: scenario.name, seed: profile.seed, control: control,
+                                               scenarioName: scenario.name, seed: profile.seed, shard: shard, control: control,
                                                recorder: recorder) { local, intended in
                         await walk(i, local, intended)
                     }
@@ -69,11 +73,11 @@ public final class Fleet: Sendable {
     public func walkUser(scenario s: Int, local: Int, intended: UInt64, shadows: Int = 0, installSuffix: String? = nil) async -> Int {
         let scenario = profile.scenarios[s]
         let stream = Self.stream(scenario: s, local: local)
-        var pick = SeededRandom(seed: profile.seed ^ 0x5EED_C0DE, stream: stream)
-        // Without `journeys` in the scenario each cohort walks its default mix.
-        let (journeyName, cohort) = Population.pick(journeys: scenario.journeys, cohorts: scenario.cohorts, random: &pick)
+        let d = Self.decisions(profile: profile, scenario: s, local: local)
+        let (journeyName, cohort, identity) = (d.journey, d.cohort, d.credentials)
         let journey = JourneyCatalog.all[journeyName]!
-        let identity = UserIdentity.make(&pick)
+        // The amplifiers' draws have a generator of their own, so turning them on changes no other choice.
+        var pick = SeededRandom(seed: profile.seed ^ 0xA3_F117, stream: stream)
         // A replay against a stack that already met this install makes it a new user again (same decisions).
         if let installSuffix { identity.installId += installSuffix }
         let amp = scenario.amplifiers
@@ -136,6 +140,19 @@ public final class Fleet: Sendable {
             }
         }
         await user.crossUserProbe()
+    }
+}
+
+extension Fleet {
+    /// What user `local` of scenario `s` is before it walks: its journey, cohort and install,
+    /// all from its own generator, so the same in a single run and in whichever shard runs it.
+    public static func decisions(profile: Profile, scenario s: Int, local: Int)
+        -> (journey: String, cohort: String, credentials: Credentials) {
+        let scenario = profile.scenarios[s]
+        var pick = SeededRandom(seed: profile.seed ^ 0x5EED_C0DE, stream: stream(scenario: s, local: local))
+        // Without `journeys` in the scenario each cohort walks its default mix.
+        let (journey, cohort) = Population.pick(journeys: scenario.journeys, cohorts: scenario.cohorts, random: &pick)
+        return (journey, cohort, UserIdentity.make(&pick))
     }
 }
 

@@ -11,29 +11,50 @@ enum Reporting {
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         var baseline: RunResults?
         if let b = options.baselinePath { baseline = try RunResults.load(path: b) }
+        // A shard is a part of a run: its history row would be a fraction of the load (and N
+        // pods writing one SQLite file on a shared volume is asking for trouble); the merged
+        // run is recorded instead (`fleet merge --history`).
+        let shard = results.meta.shard
         var history: [HistoryRow] = []
-        var historyStore: HistoryStore?
-        do {
-            let historyDir = (options.historyPath as NSString).deletingLastPathComponent
-            if !historyDir.isEmpty { try FileManager.default.createDirectory(atPath: historyDir, withIntermediateDirectories: true) }
-            let store = try HistoryStore(path: options.historyPath)
-            try store.append(results)
-            history = try store.list(profile: results.meta.profile, limit: 20)
-            historyStore = store
-        } catch {
-            say("warning: run history not updated (\(options.historyPath): \(error))")
+        if shard != nil {
+            say("history: not recorded for a shard; `fleet merge … --history PATH` records the merged run")
+        } else {
+            history = recordHistory(results, path: options.historyPath, say: say)
         }
-        _ = historyStore
         let index = try ReportWriter.write(results, to: dir, baseline: baseline, history: history)
         try extras(dir)
         var lines = Summary.lines(results)
-        for v in results.meta.thresholds where !v.passed { lines.append("threshold failed: \(v.message)") }
+        if let shard {
+            // Thresholds judged on one shard's part of the load are not the run's verdict; a
+            // shard that failed on them would also make Kubernetes retry it (the same shard twice).
+            let failed = results.meta.thresholds.filter { !$0.passed }.count
+            lines.append("shard \(shard.label): thresholds are judged by `fleet merge` on all shards"
+                         + (failed > 0 ? " (\(failed) fail on this shard's part alone)" : ""))
+        } else {
+            for v in results.meta.thresholds where !v.passed { lines.append("threshold failed: \(v.message)") }
+        }
         lines += Summary.violationLines(results)
         for line in lines { say(line) }
         say("report: \(index)")
-        let code: Int32
-        code = ExitCode.forRun(interrupted: interrupted, violated: !results.violations.isEmpty, thresholdFailed: !results.meta.passed)
+        // A violation is a fact about the stack whichever shard saw it: it sets the shard's exit too.
+        let code = ExitCode.forRun(interrupted: interrupted, violated: !results.violations.isEmpty,
+                                   thresholdFailed: shard == nil && !results.meta.passed)
         return RunOutcome(reportDir: dir, indexPath: index, exitCode: code, summaryLines: lines)
+    }
+
+    /// Appends the run to the history database and returns the profile's recent runs (a
+    /// history that cannot be written is a warning, never a lost report).
+    private static func recordHistory(_ results: RunResults, path: String, say: @Sendable (String) -> Void) -> [HistoryRow] {
+        do {
+            let historyDir = (path as NSString).deletingLastPathComponent
+            if !historyDir.isEmpty { try FileManager.default.createDirectory(atPath: historyDir, withIntermediateDirectories: true) }
+            let store = try HistoryStore(path: path)
+            try store.append(results)
+            return try store.list(profile: results.meta.profile, limit: 20)
+        } catch {
+            say("warning: run history not updated (\(path): \(error))")
+            return []
+        }
     }
 }
 

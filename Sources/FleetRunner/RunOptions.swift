@@ -18,6 +18,14 @@ public struct RunOptions: Sendable {
     public var progressEveryS = 5.0
     /// Seconds given to a target to answer its first request before the run gives up.
     public var reachTimeoutS = 5.0
+    /// The users this process runs (`--shard i/N`).
+    public var shard: Shard = .whole
+    /// SHA-256 of the profile as run, so that `fleet merge` can tell shards of different profiles apart.
+    public var profileDigest = ""
+    /// Start barrier (`--start-at`), milliseconds since the epoch.
+    public var startAtMillis: Int64?
+    /// Local address every connection is bound to (`--source-address`).
+    public var sourceAddress: String?
 
     /// The profile as run (overrides applied), written into the run folder (`profile.json`) so that `fleet replay` can rerun a user.
     public var profileJSON: JSONValue?
@@ -64,7 +72,20 @@ public enum LoopbackGuard {
     public static func isLoopback(_ url: String) -> Bool {
         guard let h = host(of: url)?.lowercased() else { return false }
         if h == "localhost" || h == "::1" { return true }
-        let parts = h.split(separator: ".")
+        return isLoopbackAddress(h)
+    }
+
+    /// 127.0.0.0/8 or ::1 written as an IP literal (`--source-address`).
+    public static func isLoopbackAddress(_ h: String) -> Bool {
+        if h == "::1" { return true }
+        let parts = h.split(separator: ".", omittingEmptySubsequences: false)
         return parts.count == 4 && parts[0] == "127" && parts.allSatisfy { UInt8($0) != nil }
+    }
+
+    /// An IPv4 or IPv6 literal (not a host or interface name, which libcurl would look up).
+    public static func isIPLiteral(_ h: String) -> Bool {
+        let parts = h.split(separator: ".", omittingEmptySubsequences: false)
+        if parts.count == 4 { return parts.allSatisfy { UInt8($0) != nil } }
+        return h.contains(":") && h.allSatisfy { $0.isHexDigit || $0 == ":" || $0 == "." }
     }
 }

@@ -64,9 +64,13 @@ public final class RunSession: @unchecked Sendable {
         if !LoopbackGuard.isLoopback(base), !options.allowRemote {
             throw RunError("target \(base) is not a loopback address; pass --allow-remote to load a remote stack")
         }
+        if let a = options.sourceAddress, !LoopbackGuard.isLoopbackAddress(a), !options.allowRemote {
+            throw RunError("--source-address \(a) is not a loopback address; pass --allow-remote to send from another interface")
+        }
 
         var engineConfig = HTTPEngine.Configuration()
         engineConfig.maxConnections = profile.client.connections
+        engineConfig.sourceAddress = options.sourceAddress
         let engine = try HTTPEngine(configuration: engineConfig)
         defer { engine.shutdown() }
         try await Preflight.check(base: base, engine: engine, timeoutS: options.reachTimeoutS)
@@ -80,19 +84,23 @@ public final class RunSession: @unchecked Sendable {
         say(ready)
 
         let clientSettings = profile.client.settings(baseURL: base)
-        let startWall = WallClock.nowMillis()
-        let start = MonotonicClock.now() &+ 50_000_000  // a short lead so the first arrivals are not late by construction
+        let shard = options.shard
+        let barrier = await StartBarrier.wait(until: options.startAtMillis, control: control, say: say)
+        let startWall = barrier.wallMillis, start = barrier.instant
         let recorder = Recorder(startNanos: start, windowNanos: UInt64(profile.windowS * 1e9))
         let client = APIClient(settings: clientSettings, engine: engine, recorder: recorder)
         let checker = profile.checks.enabled
-            ? FleetChecker(settings: profile.checks, seed: profile.seed, clock: RunClock(startMono: start, startWallMs: startWall + 50))
+            ? FleetChecker(settings: profile.checks, seed: profile.seed, clock: RunClock(startMono: start, startWallMs: startWall))
             : nil
         let world = FleetWorld(client: client, recorder: recorder, recordings: recordings, behaviour: profile.behaviour,
                                checker: checker)
-        let fleet = Fleet(profile: profile, world: world, control: control)
+        let fleet = Fleet(profile: profile, world: world, control: control, shard: shard)
         let planned = profile.plannedDurationS
-        let runId = Self.runId(profile: profile.name, wallMillis: startWall, seed: profile.seed)
-        say("run \(runId): profile \(profile.name), seed \(profile.seed), target \(base), planned \(Int(planned)) s")
+        // Shards started at one barrier share the time part, so their folders sort together.
+        let runId = Self.runId(profile: profile.name, wallMillis: options.startAtMillis ?? startWall, seed: profile.seed)
+            + (shard.isWhole ? "" : "-shard-\(shard.index)-of-\(shard.count)")
+        say("run \(runId): profile \(profile.name), seed \(profile.seed), target \(base), planned \(Int(planned)) s"
+            + (shard.isWhole ? "" : ", shard \(shard) (users ≡ \(shard.index) mod \(shard.count))"))
 
         let monitor = Task { await self.monitor(recorder: recorder, engine: engine, planned: planned) }
         let stall = profile.debug.map { GeneratorStall.schedule($0, start: start, say: say) }
@@ -124,6 +132,14 @@ public final class RunSession: @unchecked Sendable {
                                lagBoundMicros: Int64(profile.maxLagMs * 1000))
         if interrupted { meta.notes.append("interrupted: the run was stopped by a signal before its planned end") }
         meta.notes += auditNotes
+        if !shard.isWhole {
+            meta.shard = ShardInfo(index: shard.index, count: shard.count, profileDigest: options.profileDigest,
+                                   startAt: options.startAtMillis.map { RFC3339.format(millis: $0) },
+                                   lateByMillis: barrier.lateMillis, sourceAddress: options.sourceAddress)
+        }
+        if barrier.lateMillis > 0 {
+            meta.notes.append("started late: \(barrier.lateMillis) ms after the start barrier \(RFC3339.format(millis: options.startAtMillis!))")
+        }
         if let d = profile.debug {
             meta.notes.append("debug: the generator was stalled on purpose for \(d.stallS) s at \(d.stallAtS) s (profile \"debug\")")
         }

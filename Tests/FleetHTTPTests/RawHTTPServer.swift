@@ -49,6 +49,7 @@ final class RawHTTPServer: @unchecked Sendable {
     private var stopped = false
     private var partialBodies: [Int] = []
     private var acceptCount = 0
+    private var peerAddresses: [String] = []
 
     var baseURL: String { "http://127.0.0.1:\(port)" }
     var requests: [Request] { lock.withLock { seen } }
@@ -56,6 +57,8 @@ final class RawHTTPServer: @unchecked Sendable {
     var truncatedBodyBytes: [Int] { lock.withLock { partialBodies } }
     /// Connections accepted so far.
     var acceptedConnections: Int { lock.withLock { acceptCount } }
+    /// The client IPv4 address of every accepted connection, in order.
+    var peers: [String] { lock.withLock { peerAddresses } }
 
     init(reply: @escaping @Sendable (Request) -> Reply) throws {
         self.reply = reply
@@ -97,15 +100,22 @@ final class RawHTTPServer: @unchecked Sendable {
 
     private func acceptLoop() {
         while true {
-            let fd = accept(listenFD, nil, nil)
+            var peer = sockaddr_in()
+            var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+            let fd = withUnsafeMutablePointer(to: &peer) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { accept(listenFD, $0, &len) }
+            }
             if fd < 0 {
                 if errno == EINTR { continue }
                 return
             }
+            let a = UInt32(bigEndian: peer.sin_addr.s_addr)
+            let address = "\(a >> 24).\((a >> 16) & 255).\((a >> 8) & 255).\(a & 255)"
             let accepted = lock.withLock { () -> Bool in
                 if stopped { return false }
                 clients.insert(fd)
                 acceptCount += 1
+                peerAddresses.append(address)
                 return true
             }
             guard accepted else { close(fd); return }

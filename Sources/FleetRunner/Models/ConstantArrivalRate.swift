@@ -55,14 +55,20 @@ public struct PoissonArrivals: Sequence, IteratorProtocol {
     static func drive(_ driver: ArrivalDriver, durationS: Double, maxRate: Double, maxUsers: Int,
                       rate: @escaping (Double) -> Double) async {
         var arrivals = PoissonArrivals(durationS: durationS, maxRate: maxRate, random: driver.scheduleRandom(), rate: rate)
+        // Every shard draws the whole schedule and keeps its own arrivals (see `Shard`); the cap
+        // on users alive is divided the same way (at least one each).
+        let cap = Swift.max(1, driver.shard.share(of: maxUsers))
+        var k = -1
         while let t = arrivals.next() {
+            k += 1
+            guard driver.shard.owns(k) else { continue }
             let intended = driver.start &+ UInt64(t * 1e9)
             guard await driver.waitUntil(intended) else { return }
-            if driver.active >= maxUsers {
+            if driver.active >= cap {
                 driver.drop()
                 continue
             }
-            driver.launch(intended: intended)
+            driver.launch(intended: intended, index: k)
         }
         _ = await driver.waitUntil(driver.start &+ UInt64(durationS * 1e9))
     }

@@ -23,10 +23,10 @@ public struct PerUserOnce: WorkloadModel {
 
     public func drive(_ driver: ArrivalDriver) async {
         let step = users > 1 ? rampS / Double(users - 1) : 0
-        for i in 0..<users {
+        for i in 0..<users where driver.shard.owns(i) {
             let intended = driver.start &+ UInt64(Double(i) * step * 1e9)
             guard await driver.waitUntil(intended) else { break }
-            driver.launch(intended: intended)
+            driver.launch(intended: intended, index: i)
         }
     }
 }

@@ -31,14 +31,18 @@ public struct RampingPopulation: WorkloadModel {
         let end = driver.start &+ UInt64(plannedDurationS * 1e9)
         let peak = max(startUsers, Int(stages.map(\.target).max() ?? 0))
         // Nested groups, not one of `peak` children: see `forEachConcurrently` (quadratic exit).
-        await forEachConcurrently(peak) { slot in
+        // A shard runs the slots it owns; user numbers are n·peak + slot (see ConstantPopulation).
+        await forEachConcurrently(driver.shard.share(of: peak)) { j in
+            let slot = driver.shard.member(j)
             // A slot sleeps until the target first exceeds it, then runs journeys while it does.
             var next = driver.start
+            var n = 0
             while next < end {
                 let t = Double(next &- driver.start) / 1e9
                 if target(at: t) > slot {
                     guard await driver.waitUntil(next) else { return }
-                    await driver.runOne(intended: next)
+                    await driver.runOne(intended: next, index: n * peak + slot)
+                    n += 1
                     next = MonotonicClock.now()
                 } else {
                     guard let later = firstTime(above: slot, after: t) else { return }
