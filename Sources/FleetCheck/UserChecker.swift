@@ -118,7 +118,8 @@ public final class UserChecker: ExchangeObserver {
         case "POST /sessions/{id}/complete":
             if let id {
                 out += log.settlementAnswered(session: id, e, seen: seen, day: fleet.localDays(log.timezone, sent: e.sent, received: e.received))
-                if e.succeeded { log.settledAfterDeletion(session: id, e) }
+                // Anything but a 4xx may have settled (an answer lost after its effect committed counts too).
+                if !(400..<500).contains(e.status ?? 0) { log.settledAfterDeletion(session: id, e) }
             }
         case "POST /subscriptions/apple/transactions":
             if let tx = UserLog.transactionID(ofRequest: e.requestBody) {
