@@ -22,8 +22,9 @@ for bug in settle-race dup-transaction streak-utc lost-submit stale-resume; do
   t1=$(date +%s)
   dir=$(ls -d "$out/$bug"/*/ | head -1)
   counts=$(tail -n +2 "$dir/violations.csv" | cut -d, -f1 | sort | uniq -c | awk '{printf "%s: %s; ", $2, $1}')
-  caught=$(tail -n +2 "$dir/violations.csv" | cut -d, -f1 | grep -qx "${expect[$bug]}" && echo yes || echo NO)
-  user=$(tail -n +2 "$dir/violations.csv" | grep "^${expect[$bug]}," | head -1 | cut -d, -f2)
+  # sort -u reads everything first, so grep -q cannot cut the pipe short (pipefail would say NO).
+  caught=$(tail -n +2 "$dir/violations.csv" | cut -d, -f1 | sort -u | grep -qx "${expect[$bug]}" && echo yes || echo NO)
+  user=$(grep "^${expect[$bug]}," "$dir/violations.csv" | sed -n 1p | cut -d, -f2)
   rrc=-; try=-
   if [ -n "$user" ]; then
     "$fleet" replay --run "$dir" --user "$user" --repeat 3 > "$out/$bug.replay.log" 2>&1
