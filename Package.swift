@@ -42,7 +42,8 @@ let package = Package(
 
         // MARK: Tests: one target per module, against the real stack over loopback.
         .testTarget(name: "FleetCoreTests", dependencies: ["FleetCore"]),
-        .testTarget(name: "FleetHTTPTests", dependencies: ["FleetHTTP", "FleetStack"]),
+        // FleetClient too: the client's retry rules are tested against the same scripted raw server.
+        .testTarget(name: "FleetHTTPTests", dependencies: ["FleetHTTP", "FleetStack", "FleetClient", "FleetMetrics"]),
         .testTarget(name: "FleetSQLiteTests", dependencies: ["FleetSQLite"]),
         .testTarget(name: "FleetAudioTests", dependencies: ["FleetAudio"]),
         .testTarget(name: "FleetMetricsTests", dependencies: ["FleetMetrics"]),

@@ -28,6 +28,10 @@ final class EasyHandle {
             // reading the *_proxy environment variables on every transfer.
             "".withCString { fleet_curl_easy_setopt_ptr(h, CURLOPT_PROXY, UnsafeMutableRawPointer(mutating: $0)) },
             fleet_curl_easy_setopt_ptr(h, CURLOPT_ERRORBUFFER, errorBuffer),
+            // Ask for (and decode) every coding curl knows: an app's HTTP stack does, and a body
+            // whose bytes are not what its `Content-Encoding` claims then fails as
+            // `protocol_error` instead of passing its raw bytes on as if they were the body.
+            "".withCString { fleet_curl_easy_setopt_ptr(h, CURLOPT_ACCEPT_ENCODING, UnsafeMutableRawPointer(mutating: $0)) },
             // libcurl's minimum upload buffer (default 64 KiB). Every sending upload holds one
             // (allocated when its body starts, freed when it ends) and copies the shared clip
             // through it; at 64 KiB, 10,000 uploads at once held 624 MB more than 10,000 GETs

@@ -39,7 +39,7 @@ public final class HTTPTransfer: @unchecked Sendable {
     /// True while it waits in the loop's upload queue (cleared when cancelled there).
     var waitsForUploadSlot = false
     /// Set when the response outgrew a cap, so the resulting curl write error can be named.
-    var overflow: String?
+    var overflow: HTTPError?
     let maxResponseBytes: Int
 
     init(request: HTTPRequest, queue: DispatchQueue, loop: IOLoop, maxResponseBytes: Int,
@@ -68,7 +68,7 @@ public final class HTTPTransfer: @unchecked Sendable {
     /// Appends received body bytes; returning less than `count` makes curl fail the transfer.
     func receiveBody(_ data: UnsafeRawPointer, count: Int) -> Int {
         if body.count + count > maxResponseBytes {
-            overflow = "response body larger than \(maxResponseBytes) bytes"
+            overflow = HTTPError(kind: .bodyTooLarge, message: "response body larger than \(maxResponseBytes) bytes")
             return 0
         }
         if body.isEmpty, let easy {
@@ -85,7 +85,7 @@ public final class HTTPTransfer: @unchecked Sendable {
     func receiveHeaderLine(_ data: UnsafeRawPointer, count: Int) -> Int {
         headerBytes += count
         if headerBytes > Self.maxHeaderBytes {
-            overflow = "response headers larger than \(Self.maxHeaderBytes) bytes"
+            overflow = HTTPError(kind: .headerTooLarge, message: "response headers larger than \(Self.maxHeaderBytes) bytes")
             return 0
         }
         let line = UnsafeRawBufferPointer(start: data, count: count)

@@ -76,6 +76,7 @@ public final class RunSession: @unchecked Sendable {
         clientSettings.sandboxKey = profile.client.sandboxKey
         clientSettings.requestTimeout = profile.client.requestTimeoutS
         clientSettings.maxRetries = profile.client.maxRetries
+        clientSettings.patienceS = profile.client.patienceS
         let startWall = WallClock.nowMillis()
         let start = MonotonicClock.now() &+ 50_000_000  // a short lead so the first arrivals are not late by construction
         let recorder = Recorder(startNanos: start, windowNanos: UInt64(profile.windowS * 1e9))

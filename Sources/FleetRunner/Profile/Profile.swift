@@ -43,6 +43,8 @@ public struct ClientProfile: Sendable {
     public var sandboxKey = "sandbox-secret"
     public var requestTimeoutS = 30.0
     public var maxRetries = 3
+    /// Seconds a user waits for one call, repeats included, before giving up on it.
+    public var patienceS = 60.0
     public var connections = 0
 }
 
