@@ -64,12 +64,16 @@ extension APIClient {
     }
 
     public func config(_ c: Credentials, intended: UInt64, random: inout SeededRandom) async -> Result<JSONValue, APIError> {
-        await typedCall("GET /config", path: "/config", c, intended, &random) { $0.object == nil ? nil : $0 }
+        await typedCall("GET /config", path: "/config", c, intended, &random, Self.object)
     }
 
     public func me(_ c: Credentials, intended: UInt64, random: inout SeededRandom) async -> Result<JSONValue, APIError> {
-        await typedCall("GET /me", path: "/me", c, intended, &random) { $0.object == nil ? nil : $0 }
+        await typedCall("GET /me", path: "/me", c, intended, &random, Self.object)
     }
+
+    /// The body when it is a JSON object. (Spelled out: `nil` would be `JSONValue.null`, which is
+    /// a nil literal too.)
+    static func object(_ j: JSONValue) -> JSONValue? { j.object == nil ? Optional<JSONValue>.none : j }
 
     /// A call whose 2xx body becomes `T`; a body lacking what `make` needs is `bad_shape`, and is
     /// repeated like any malformed answer when the call is safe to repeat.

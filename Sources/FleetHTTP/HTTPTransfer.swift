@@ -91,10 +91,49 @@ public final class HTTPTransfer: @unchecked Sendable {
         let line = UnsafeRawBufferPointer(start: data, count: count)
         if line.starts(with: Self.statusPrefix) {
             rawHeaders.removeAll(keepingCapacity: true)
+            framing = Framing()
         } else {
             rawHeaders.append(contentsOf: line)
+            if let problem = framing.add(line) {
+                overflow = HTTPError(kind: .protocolError, message: problem)
+                return 0
+            }
         }
         return count
+    }
+
+    /// The framing headers of the current response: libcurl 7.88 takes the last of two differing
+    /// `Content-Length`s, and a body read by the wrong one spoils the connection's next answer.
+    var framing = Framing()
+
+    struct Framing {
+        var contentLength: [UInt8]?
+        var chunked = false
+
+        /// A description of the conflict this header line makes, or nil.
+        mutating func add(_ line: UnsafeRawBufferPointer) -> String? {
+            if let v = Self.value(of: Self.contentLength, in: line) {
+                if let old = contentLength, old != v { return "conflicting Content-Length headers" }
+                contentLength = v
+            } else if Self.value(of: Self.transferEncoding, in: line) != nil {
+                chunked = true
+            }
+            return contentLength != nil && chunked ? "both Content-Length and Transfer-Encoding" : nil
+        }
+
+        static let contentLength = Array("content-length:".utf8)
+        static let transferEncoding = Array("transfer-encoding:".utf8)
+
+        /// The trimmed value when the line is the header `name` (lowercase, with its colon).
+        static func value(of name: [UInt8], in line: UnsafeRawBufferPointer) -> [UInt8]? {
+            guard line.count > name.count else { return nil }
+            // `name` holds lowercase letters, '-' and ':', each unchanged by `| 0x20`.
+            for i in 0..<name.count where line[i] | 0x20 != name[i] { return nil }
+            var v = Array(line[name.count...])
+            while let c = v.last, c == 0x0d || c == 0x0a || c == 0x20 || c == 0x09 { v.removeLast() }
+            while let c = v.first, c == 0x20 || c == 0x09 { v.removeFirst() }
+            return v
+        }
     }
 
     /// Copies the next upload bytes from the shared body into curl's buffer; `nil` means abort
