@@ -77,6 +77,7 @@ public final class RunSession: @unchecked Sendable {
         clientSettings.requestTimeout = profile.client.requestTimeoutS
         clientSettings.maxRetries = profile.client.maxRetries
         clientSettings.patienceS = profile.client.patienceS
+        clientSettings.uploadTimeout = profile.client.uploadTimeoutS
         let startWall = WallClock.nowMillis()
         let start = MonotonicClock.now() &+ 50_000_000  // a short lead so the first arrivals are not late by construction
         let recorder = Recorder(startNanos: start, windowNanos: UInt64(profile.windowS * 1e9))
@@ -87,7 +88,36 @@ public final class RunSession: @unchecked Sendable {
         let runId = Self.runId(profile: profile.name, wallMillis: startWall, seed: profile.seed)
         say("run \(runId): profile \(profile.name), seed \(profile.seed), target \(base), planned \(Int(planned)) s")
 
-        let monitor = Task { await self.monitor(recorder: recorder, engine: engine, planned: planned) }
+        let target = stack == nil ? base : "embedded (\(base))"
+        let git = GitRevision.current()
+        let makeMeta: @Sendable (Double) -> RunMetadata = { actual in
+            RunMetadata(runId: runId, profile: profile.name, seed: profile.seed, target: target,
+                        startedAt: RFC3339.format(millis: startWall), plannedDurationSeconds: planned,
+                        actualDurationSeconds: actual, gitRevision: git,
+                        lagBoundMicros: Int64(profile.maxLagMs * 1000))
+        }
+        // Streamed as windows close, so that a hard stop loses at most the last one.
+        let stream: ResultStream?
+        do { stream = try ResultStream(directory: options.outDir + "/" + runId) } catch {
+            say("warning: results are not streamed (\(error)); a hard stop would lose the run")
+            stream = nil
+        }
+        let windowNanos = UInt64(profile.windowS * 1e9)
+        var streamer: (@Sendable (UInt64) -> Void)? = nil
+        if let stream {
+            let profile = self.options.profile
+            streamer = { @Sendable (now: UInt64) -> Void in
+                var meta = makeMeta(Double(now &- start) / 1e9)
+                let at = Double((now &- start) / windowNanos * windowNanos) / 1e9
+                meta.notes.append("recovered: streamed at \(at) s; the run stopped before writing its report, "
+                                  + "and what came after this is lost")
+                stream.append(Verdict.apply(profile: profile, to: recorder.snapshot(meta)))
+            }
+        }
+        let monitor = Task {
+            await self.monitor(recorder: recorder, engine: engine, planned: planned, start: start, windowNanos: windowNanos,
+                               stream: streamer)
+        }
         let stall = profile.debug.map { GeneratorStall.schedule($0, start: start, say: say) }
         let stopper = Task { await self.enforceCap(start: start) }
         await fleet.run(start: start)
@@ -105,10 +135,7 @@ public final class RunSession: @unchecked Sendable {
         sampleHealth(recorder: recorder, engine: engine)
 
         let actual = Double(MonotonicClock.now() &- start) / 1e9
-        var meta = RunMetadata(runId: runId, profile: profile.name, seed: profile.seed,
-                               target: stack == nil ? base : "embedded (\(base))", startedAt: RFC3339.format(millis: startWall),
-                               plannedDurationSeconds: planned, actualDurationSeconds: actual, gitRevision: GitRevision.current(),
-                               lagBoundMicros: Int64(profile.maxLagMs * 1000))
+        var meta = makeMeta(actual)
         if interrupted { meta.notes.append("interrupted: the run was stopped by a signal before its planned end") }
         if let d = profile.debug {
             meta.notes.append("debug: the generator was stalled on purpose for \(d.stallS) s at \(d.stallAtS) s (profile \"debug\")")
@@ -127,8 +154,10 @@ public final class RunSession: @unchecked Sendable {
     }
 
     /// Generator health every second, and a progress line every `progressEveryS`.
-    private func monitor(recorder: Recorder, engine: HTTPEngine, planned: Double) async {
+    private func monitor(recorder: Recorder, engine: HTTPEngine, planned: Double, start: UInt64, windowNanos: UInt64,
+                         stream: (@Sendable (UInt64) -> Void)?) async {
         var line = ProgressLine()
+        var streamed: UInt64 = 0
         var nextProgress = MonotonicClock.now() &+ UInt64(options.progressEveryS * 1e9)
         var tick = MonotonicClock.now()
         while !Task.isCancelled {
@@ -138,6 +167,11 @@ public final class RunSession: @unchecked Sendable {
             guard await Pause.until(tick) else { return }
             sampleHealth(recorder: recorder, engine: engine)
             let now = MonotonicClock.now()
+            // A window closed since the last append: stream the results up to it.
+            if let stream, now > start, windowNanos > 0, (now &- start) / windowNanos > streamed {
+                streamed = (now &- start) / windowNanos
+                stream(now)
+            }
             if now >= nextProgress {
                 // On a fixed grid (5, 10, 15 s …), not "5 s after the last line", so lines do not drift
                 // when the monitor wakes late; a long stall skips lines rather than bunching them.

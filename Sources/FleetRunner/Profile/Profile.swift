@@ -45,6 +45,8 @@ public struct ClientProfile: Sendable {
     public var maxRetries = 3
     /// Seconds a user waits for one call, repeats included, before giving up on it.
     public var patienceS = 60.0
+    /// Whole-transfer timeout of an audio upload.
+    public var uploadTimeoutS = 120.0
     public var connections = 0
 }
 
