@@ -47,11 +47,15 @@ extension APIClient {
         key != nil || method == "GET" || method == "HEAD" || method == "PUT" || repeatablePosts.contains(template)
     }
 
-    /// POSTs without a key whose repeat changes nothing: submit and reading-complete move a
+    /// Calls without a key whose repeat changes nothing: submit and reading-complete move a
     /// state machine forward once; abandon ends a session once; the same install id signs in the
     /// same user; a refresh token that was used is answered again or refused, never doubled.
+    /// API.md also makes these so: "repeating [onboarding] returns the same diagnostic session";
+    /// "the same transaction_id submitted twice … extends the entitlement once"; a PATCH of
+    /// settings sets them to the same values again.
     static let repeatablePosts: Set<String> = [
         "POST /attempts/{id}/submit", "POST /sessions/{id}/reading-complete", "POST /sessions/{id}/abandon",
-        "POST /auth/anonymous", "POST /auth/refresh",
+        "POST /auth/anonymous", "POST /auth/refresh", "POST /onboarding", "POST /subscriptions/apple/transactions",
+        "PATCH /me",
     ]
 }

@@ -47,6 +47,12 @@ final class EasyHandle {
                 let t = Unmanaged<HTTPTransfer>.fromOpaque(user!).takeUnretainedValue()
                 return t.fillUpload(buffer!, capacity: size * n) ?? fleet_curl_readfunc_abort()
             },
+            // curl resends a request whose reused connection died before any answer; it then
+            // rewinds the body, which without this fails as "necessary data rewind wasn't possible".
+            fleet_curl_easy_setopt_seek_function(h) { user, offset, origin in
+                let t = Unmanaged<HTTPTransfer>.fromOpaque(user!).takeUnretainedValue()
+                return t.seekUpload(to: Int(offset), origin: origin) ? Int32(CURL_SEEKFUNC_OK) : Int32(CURL_SEEKFUNC_CANTSEEK)
+            },
         ]
         guard fixed.allSatisfy({ $0 == CURLE_OK }) else {
             curl_easy_cleanup(h)
@@ -77,6 +83,7 @@ final class EasyHandle {
         check(fleet_curl_easy_setopt_ptr(raw, CURLOPT_WRITEDATA, me), "WRITEDATA")
         check(fleet_curl_easy_setopt_ptr(raw, CURLOPT_HEADERDATA, me), "HEADERDATA")
         check(fleet_curl_easy_setopt_ptr(raw, CURLOPT_READDATA, me), "READDATA")
+        check(fleet_curl_easy_setopt_ptr(raw, CURLOPT_SEEKDATA, me), "SEEKDATA")
         check(fleet_curl_easy_setopt_long(raw, CURLOPT_TIMEOUT_MS, Self.millis(request.timeout)), "TIMEOUT_MS")
         check(fleet_curl_easy_setopt_long(raw, CURLOPT_CONNECTTIMEOUT_MS, Self.millis(connectTimeout)), "CONNECTTIMEOUT_MS")
 

@@ -154,6 +154,13 @@ public final class HTTPTransfer: @unchecked Sendable {
         return n
     }
 
+    /// Moves the upload back (curl rewinds to resend the body on a fresh connection).
+    func seekUpload(to offset: Int, origin: Int32) -> Bool {
+        guard origin == SEEK_SET, let b = request.body, offset >= 0, offset <= b.count else { return false }
+        uploadOffset = offset
+        return true
+    }
+
     /// 256 KiB of header lines is far beyond any real server; it sits below libcurl 7.88's own
     /// 300 KiB limit, which curl reports as a receive error (that would read as a reset here).
     static let maxHeaderBytes = 256 << 10
