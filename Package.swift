@@ -50,7 +50,7 @@ let package = Package(
         .testTarget(name: "FleetStackTests", dependencies: ["FleetStack", "FleetHTTP", "FleetCore", "FleetAudio"]),
         .testTarget(name: "FleetReportTests", dependencies: ["FleetReport", "FleetMetrics"],
                     exclude: ["Fixtures"]),  // read through #filePath, not bundled
-        .testTarget(name: "FleetRunnerTests", dependencies: ["FleetRunner", "FleetStack", "FleetCLI"]),
+        .testTarget(name: "FleetRunnerTests", dependencies: ["FleetRunner", "FleetStack", "FleetCLI", "FleetSQLite", "FleetHTTP"]),
         .testTarget(name: "FleetCLITests", dependencies: ["FleetCLI"]),
     ],
     swiftLanguageModes: [.v6]
