@@ -104,28 +104,39 @@ final class StackCrashTests: XCTestCase {
         while try count(db, stuck) > 0, Date() < drain { usleep(200_000) }
         XCTAssertEqual(try count(db, stuck), 0, "attempts stuck in flight after the restart")
 
-        // Idempotency keys of settlements answer the same after the restart.
+        // Keys answer as before the kill: a settled session's complete (key = session id) replays
+        // its settlement, and a stored `POST /sessions` key returns the same session.
         let engine = try HTTPEngine()
         defer { engine.shutdown() }
-        let rows = try db.query("""
-            SELECT i.path, i.key, i.status, CAST(i.response AS TEXT), u.install_id, u.timezone, u.locale, u.app_version, u.platform
-            FROM idempotency i JOIN users u ON u.id = i.user_id WHERE i.method = 'POST' AND i.path LIKE '%/complete' LIMIT 5
+        let settled = try db.query("""
+            SELECT '/sessions/' || s.session_id || '/complete', s.session_id, 200, CAST(s.body AS TEXT), \(Self.userColumns)
+            FROM settlements s JOIN users u ON u.id = s.user_id LIMIT 5
             """)
-        XCTAssertFalse(rows.isEmpty, "settlements were keyed")
-        for row in rows {
+        let created = try db.query("""
+            SELECT i.path, i.key, i.status, CAST(i.response AS TEXT), \(Self.userColumns)
+            FROM idempotency i JOIN users u ON u.id = i.user_id WHERE i.method = 'POST' AND i.path = '/sessions' LIMIT 5
+            """)
+        XCTAssertFalse(settled.isEmpty)
+        XCTAssertFalse(created.isEmpty, "session creates were keyed")
+        for row in settled + created {
             let signIn: JSONValue = ["install_id": .string(row.text(4)), "timezone": .string(row.text(5)), "locale": .string(row.text(6)),
                                      "app_version": .string(row.text(7)), "platform": .string(row.text(8))]
             let auth = try send(engine, "POST", url + "/auth/anonymous", body: signIn)
             let token = try XCTUnwrap(auth.1["access_token"]?.string)
-            let replay = try send(engine, "POST", url + row.text(0), token: token, key: row.text(1))
-            XCTAssertEqual(Int64(replay.0), row.int(2), row.text(0))
             var first = try JSONValue.parse(row.text(3)).object ?? [:]
+            // The create's body is what the bench sent: the article and kind the session shows.
+            let body: JSONValue? = row.text(0) == "/sessions"
+                ? ["article_id": first["article_id"] ?? .null, "kind": first["kind"] ?? .null] : nil
+            let replay = try send(engine, "POST", url + row.text(0), body: body, token: token, key: row.text(1))
+            XCTAssertEqual(Int64(replay.0), row.int(2), row.text(0))
             var again = replay.1.object ?? [:]
             first["replayed"] = nil
             again["replayed"] = nil
             XCTAssertEqual(JSONValue.object(again).serialized(), JSONValue.object(first).serialized(), row.text(0))
         }
     }
+
+    private static let userColumns = "u.install_id, u.timezone, u.locale, u.app_version, u.platform"
 
     /// One request and its JSON answer, waited for (bounded).
     private func send(_ engine: HTTPEngine, _ method: String, _ url: String, body: JSONValue? = nil, token: String? = nil,
