@@ -6,17 +6,21 @@
 # stays under 300 MB resident, and the proxy saw no malformed request. Writes bench/RESULTS.md
 # section "hostile"; exits 1 when a bar is missed.
 #
-#   bench/hostile.sh [-f FRACTION] [-s SEED]      (defaults 0.2 and 16; env FLEET_BIN)
+#   bench/hostile.sh [-f FRACTION] [-s SEED] [-n RUNS]   (defaults 0.2, 16 and 3; env FLEET_BIN)
+#
+# Each run gets a fresh stack and proxy; run i uses seed SEED+i for both the proxy and the fleet.
+# The bars are judged per run; the table quotes every run and the medians.
 set -euo pipefail
 # shellcheck source=bench/peers.sh
 source "$(dirname "$0")/peers.sh"
 
-fraction=0.2 seed=16
+fraction=0.2 seed=16 runs=3
 while [ $# -gt 0 ]; do
     case "$1" in
         -f) fraction=$2; shift 2 ;;
         -s) seed=$2; shift 2 ;;
-        *) echo "usage: bench/hostile.sh [-f FRACTION] [-s SEED]" >&2; exit 2 ;;
+        -n) runs=$2; shift 2 ;;
+        *) echo "usage: bench/hostile.sh [-f FRACTION] [-s SEED] [-n RUNS]" >&2; exit 2 ;;
     esac
 done
 [ -x /usr/bin/time ] || bench_install
@@ -33,94 +37,42 @@ wait_ready() {  # file → the READY URL (10 s at most)
     echo "$url"
 }
 
-# The smoke profile's stack settings (entitlement active for the subscriber cohort).
-"$fleet" stack --port 0 --entitlement active --workers 16 --median-ms 400 --sigma 0.4 --duration 600 \
-    > "$work/stack.out" 2>&1 &
-pids+=($!)
-stack_url=$(wait_ready "$work/stack.out")
-python3 "$BENCH_ROOT/scripts/hostile_proxy.py" --upstream "$stack_url" --fraction "$fraction" --seed "$seed" \
-    --stats "$work/proxy.json" --duration 600 > "$work/proxy.out" 2> "$work/proxy.err" &
-pids+=($!)
-proxy_url=$(wait_ready "$work/proxy.out")
-load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+one_run() {  # dir, seed
+    local dir=$1 s=$2
+    mkdir -p "$dir"
+    # The smoke profile's stack settings (entitlement active for the subscriber cohort).
+    "$fleet" stack --port 0 --entitlement active --workers 16 --median-ms 400 --sigma 0.4 --duration 600 \
+        > "$dir/stack.out" 2>&1 &
+    local stack_pid=$!
+    pids+=($stack_pid)
+    local stack_url proxy_url
+    stack_url=$(wait_ready "$dir/stack.out")
+    python3 "$BENCH_ROOT/scripts/hostile_proxy.py" --upstream "$stack_url" --fraction "$fraction" --seed "$s" \
+        --stats "$dir/proxy.json" --duration 600 > "$dir/proxy.out" 2> "$dir/proxy.err" &
+    local proxy_pid=$!
+    pids+=($proxy_pid)
+    proxy_url=$(wait_ready "$dir/proxy.out")
+    cut -d' ' -f1-3 /proc/loadavg > "$dir/load.txt"
+    set +e
+    /usr/bin/time -v -o "$dir/time.txt" timeout 240 "$fleet" run --profile "$BENCH_ROOT/profiles/hostile.json" \
+        --seed "$s" --target "$proxy_url" --out "$dir/reports" --history "$dir/history.sqlite" > "$dir/run.out" 2>&1
+    echo $? > "$dir/exit.txt"
+    set -e
+    sleep 1.5  # the proxy writes its counts every second
+    kill -TERM "$proxy_pid" "$stack_pid" 2>/dev/null || true
+    wait "$proxy_pid" "$stack_pid" 2>/dev/null || true
+}
 
-set +e
-/usr/bin/time -v -o "$work/time.txt" timeout 240 "$fleet" run --profile "$BENCH_ROOT/profiles/hostile.json" \
-    --target "$proxy_url" --out "$work/reports" > "$work/run.out" 2>&1
-run_exit=$?
-set -e
-sleep 1.5  # the proxy writes its counts every second
+dirs=()
+for i in $(seq 0 $((runs - 1))); do
+    echo "== run $((i + 1)) of $runs (seed $((seed + i)))" >&2
+    one_run "$work/run-$i" $((seed + i))
+    dirs+=("$work/run-$i")
+done
 
 table="$work/section.md"
 set +e
-python3 - "$work" "$run_exit" "$fraction" "$seed" "$load_before" "$(bench_machine)" > "$table" <<'EOF'
-import glob, json, re, sys
-work, run_exit, fraction, seed, load_before, machine = sys.argv[1:7]
-proxy = json.load(open(f"{work}/proxy.json"))
-res_path = glob.glob(f"{work}/reports/*/results.json")
-res = json.load(open(res_path[0])) if res_path else {}
-time_txt = open(f"{work}/time.txt").read()
-rss_mb = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", time_txt).group(1)) / 1024
-wall = re.search(r"Elapsed \(wall clock\) time.*: (.*)", time_txt).group(1)
-codes = {}
-for e in res.get("endpoints", []):
-    for k, v in e.get("errorCodes", {}).items():
-        codes[k] = codes.get(k, 0) + v
-journeys = [j for j in res.get("journeys", []) if j["journey"] != "warmup"]
-warm = [j for j in res.get("journeys", []) if j["journey"] == "warmup"]
-started = sum(j["started"] for j in journeys)
-completed = sum(j["completed"] for j in journeys)
-wstarted = sum(j["started"] for j in warm)
-wcompleted = sum(j["completed"] for j in warm)
-users = 200
-pct = 100.0 * completed / users
-counters = res.get("counters", {})
-# Which client-side kind each mangling should show up as (legal ones: none).
-expect = {"garbage_json": "bad_json", "bad_utf8": "bad_utf8", "truncated": "truncated", "reset": "reset",
-          "slow_drip": "timeout", "stall": "timeout", "huge_body": "body_too_large",
-          "huge_header": "header_too_large", "no_status_line": "protocol_error", "cl_short": "bad_json",
-          "cl_long": "truncated", "redirect_loop": "unexpected_status", "fake_gzip": "protocol_error",
-          "http10_close": None, "early_100": None, "dup_cl": "protocol_error"}
-bars = {
-    "ended within its bound (exit 0/99, ≤ 150 s + shutdown)": run_exit in ("0", "99"),
-    "≥ 90 % of the 200 users' journeys completed": pct >= 90,
-    "under 300 MB resident": rss_mb < 300,
-    "no malformed request reached the proxy": proxy["malformed_requests"] == 0,
-    "every request reached the stack once": proxy["requests"] == proxy["forwarded"] and proxy["upstream_errors"] == 0,
-    "every client-side kind counted": all(codes.get(v, 0) > 0 for v in expect.values() if v),
-    "every mangling kind used, on uploads too": all(m["api"] > 0 for m in proxy["mangled"].values())
-        and sum(m["upload"] for m in proxy["mangled"].values()) > 0,
-}
-print("## Hostile server: the smoke run through scripts/hostile_proxy.py")
-print()
-print(f"Measured {__import__('datetime').datetime.utcnow():%Y-%m-%d %H:%M} UTC on {machine} by "
-      f"`bench/hostile.sh -f {fraction} -s {seed}` (load average before: {load_before}). "
-      "`profiles/hostile.json` (200 daily-quest users over 20 s, bounded at 150 s) against the proxy, which "
-      "forwards every request to `fleet stack --entitlement active --workers 16 --median-ms 400 --sigma 0.4` "
-      f"and mangles a seeded {float(fraction):.0%} of the answers.")
-print()
-print("| bar | result |")
-print("|---|---|")
-for k, ok in bars.items():
-    print(f"| {k} | {'yes' if ok else '**no**'} |")
-print()
-print(f"- run exit {run_exit}, wall {wall}, max RSS {rss_mb:.0f} MB (`/usr/bin/time -v`)")
-print(f"- journeys: {completed} of {users} users completed the daily quest ({pct:.1f} %); started {started}; "
-      f"cohort warm-ups {wcompleted}/{wstarted}")
-print(f"- proxy: {proxy['requests']} requests, {proxy['forwarded']} forwarded, {proxy['mangled_total']} mangled, "
-      f"{proxy['malformed_requests']} malformed requests; client retries {counters.get('retries', 0)}, "
-      f"out of patience {counters.get('retries_out_of_patience', 0)}")
-print()
-print("| mangling | API answers | upload answers | counted by the client as | client count (all endpoints) |")
-print("|---|---:|---:|---|---:|")
-for k, m in proxy["mangled"].items():
-    e = expect[k]
-    print(f"| `{k}` | {m['api']} | {m['upload']} | {('`' + e + '`') if e else 'success (legal HTTP)'} | "
-          f"{codes.get(e, 0) if e else '–'} |")
-print()
-print("Client error codes over the run: " + ", ".join(f"`{k}` {v}" for k, v in sorted(codes.items())))
-sys.exit(0 if all(bars.values()) else 1)
-EOF
+python3 "$BENCH_ROOT/bench/hostile_summary.py" "$fraction" "$seed" "$(bench_machine)" "${dirs[@]}" > "$table"
 verdict=$?
 set -e
 cat "$table"
