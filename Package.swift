@@ -43,7 +43,7 @@ let package = Package(
         // MARK: Tests: one target per module, against the real stack over loopback.
         .testTarget(name: "FleetCoreTests", dependencies: ["FleetCore"]),
         // FleetClient too: the client's retry rules are tested against the same scripted raw server.
-        .testTarget(name: "FleetHTTPTests", dependencies: ["FleetHTTP", "FleetStack", "FleetClient", "FleetMetrics"]),
+        .testTarget(name: "FleetHTTPTests", dependencies: ["FleetHTTP", "FleetStack", "FleetClient", "FleetMetrics", "FleetReport"]),
         .testTarget(name: "FleetSQLiteTests", dependencies: ["FleetSQLite"]),
         .testTarget(name: "FleetAudioTests", dependencies: ["FleetAudio"]),
         .testTarget(name: "FleetMetricsTests", dependencies: ["FleetMetrics"]),
