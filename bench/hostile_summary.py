@@ -84,7 +84,8 @@ def main():
     print()
     print(f"Manglings over all {n} runs, and what the client counted (a kind can come from several manglings; "
           "a `204` has no body by definition — HTTP clients ignore its `Content-Length` — so `cl_short`/`cl_long` "
-          "of `204` answers, most upload answers among them, rightly pass):")
+          "of `204` answers (most upload answers are `204`s), and a `fake_gzip` of one, which has no bytes to decode, "
+          "rightly pass):")
     print()
     print("| mangling | API answers | upload answers | counted by the client as | client count |")
     print("|---|---:|---:|---|---:|")
