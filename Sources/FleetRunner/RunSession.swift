@@ -109,9 +109,11 @@ public final class RunSession: @unchecked Sendable {
             streamer = { @Sendable (now: UInt64) -> Void in
                 var meta = makeMeta(Double(now &- start) / 1e9)
                 let at = Double((now &- start) / windowNanos * windowNanos) / 1e9
-                meta.notes.append("recovered: streamed at \(at) s; the run stopped before writing its report, "
-                                  + "and what came after this is lost")
-                stream.append(Verdict.apply(profile: profile, to: recorder.snapshot(meta)))
+                meta.notes.append("recovered: streamed at \(at) s; the run stopped before writing its report, and "
+                                  + "what came after is lost (totals may hold a sliver of the last, open window)")
+                // The window `now` falls in is still open: stream through the one before it.
+                stream.append(Verdict.apply(profile: profile, to: recorder.snapshot(meta)),
+                              through: Int((now &- start) / windowNanos) - 1)
             }
         }
         let monitor = Task {
@@ -159,11 +161,15 @@ public final class RunSession: @unchecked Sendable {
         var line = ProgressLine()
         var streamed: UInt64 = 0
         var nextProgress = MonotonicClock.now() &+ UInt64(options.progressEveryS * 1e9)
-        var tick = MonotonicClock.now()
+        // Ticks fall just after the run's window boundaries, so that a window is streamed as soon
+        // as it closes (a hard stop then loses only the window that was open).
+        var tick = start &+ 5_000_000
         while !Task.isCancelled {
             tick &+= 1_000_000_000
-            // After a stall, resume the once-a-second rhythm instead of catching up in a burst.
-            if tick &+ 1_000_000_000 < MonotonicClock.now() { tick = MonotonicClock.now() }
+            // After a stall, resume the once-a-second rhythm (on the same grid) instead of
+            // catching up in a burst.
+            let late = MonotonicClock.now()
+            if tick &+ 1_000_000_000 < late { tick = start &+ (late &- start) / 1_000_000_000 * 1_000_000_000 &+ 1_005_000_000 }
             guard await Pause.until(tick) else { return }
             sampleHealth(recorder: recorder, engine: engine)
             let now = MonotonicClock.now()
