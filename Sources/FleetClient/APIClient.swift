@@ -68,31 +68,42 @@ public final class APIClient: Sendable {
     /// before anything is sent. Lost or malformed answers are retried (a PUT is safe to repeat).
     public func upload(url: String, method: String, headers: [HTTPHeader], body: HTTPBody, abortAfterBytes: Int? = nil,
                        intended: UInt64, random: inout SeededRandom) async -> Result<UInt64, APIError> {
-        guard method == "PUT", UploadCheck.isUsableURL(url),
-              headers.allSatisfy({ UploadCheck.isHeaderName($0.name) && UploadCheck.isHeaderValue($0.value) }) else {
-            return .failure(.badResponse("upload: the server's method, URL or headers are not usable", status: 0))
+        let request: HTTPRequest
+        switch uploadRequest(url: url, method: method, headers: headers, body: body, abortAfterBytes: abortAfterBytes) {
+        case let .success(r): request = r
+        case let .failure(e): return .failure(e)
         }
-        var request = HTTPRequest(method: "PUT", url: url, headers: headers, body: body, timeout: settings.uploadTimeout)
-        request.abortUploadAfterBytes = abortAfterBytes
         // A cut upload is the simulated lost network, not an answer to repeat.
-        let safe = abortAfterBytes == nil
-        return await attempts("PUT upload", safe: safe, credentials: nil, intended: intended, random: &random,
-                              request: { _ in request }, judge: Self.judgeUpload)
+        return await attempts("PUT upload", safe: abortAfterBytes == nil, credentials: nil, intended: intended,
+                              random: &random, request: { _ in request }, judge: Self.judgeUpload)
     }
 
     /// The upload without the user's generator, as before retries existed: one exchange, no
     /// repeat (jitter must come from the user's seeded stream, which this caller does not pass).
     public func upload(url: String, method: String, headers: [HTTPHeader], body: HTTPBody, abortAfterBytes: Int? = nil,
                        intended: UInt64) async -> Result<UInt64, APIError> {
-        guard method == "PUT", UploadCheck.isUsableURL(url),
-              headers.allSatisfy({ UploadCheck.isHeaderName($0.name) && UploadCheck.isHeaderValue($0.value) }) else {
-            return .failure(.badResponse("upload: the server's method, URL or headers are not usable", status: 0))
+        let request: HTTPRequest
+        switch uploadRequest(url: url, method: method, headers: headers, body: body, abortAfterBytes: abortAfterBytes) {
+        case let .success(r): request = r
+        case let .failure(e): return .failure(e)
         }
-        var request = HTTPRequest(method: "PUT", url: url, headers: headers, body: body, timeout: settings.uploadTimeout)
-        request.abortUploadAfterBytes = abortAfterBytes
         var unused = SeededRandom(seed: 0)
         return await attempts("PUT upload", safe: false, retries: false, credentials: nil, intended: intended,
                               random: &unused, request: { _ in request }, judge: Self.judgeUpload)
+    }
+
+    /// The PUT, or `bad_shape` (counted as `upload_values_refused`) when a value the server chose
+    /// is not one to put on the wire.
+    private func uploadRequest(url: String, method: String, headers: [HTTPHeader], body: HTTPBody,
+                               abortAfterBytes: Int?) -> Result<HTTPRequest, APIError> {
+        guard method == "PUT", UploadCheck.isUsableURL(url),
+              headers.allSatisfy({ UploadCheck.isHeaderName($0.name) && UploadCheck.isHeaderValue($0.value) }) else {
+            recorder.count("upload_values_refused")
+            return .failure(.malformed(.badShape, "upload: the server's method, URL or headers are not usable", status: nil))
+        }
+        var request = HTTPRequest(method: "PUT", url: url, headers: headers, body: body, timeout: settings.uploadTimeout)
+        request.abortUploadAfterBytes = abortAfterBytes
+        return .success(request)
     }
 
     static func aborted(_ template: String) -> APIError {
