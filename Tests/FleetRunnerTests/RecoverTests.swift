@@ -48,6 +48,12 @@ final class RecoverTests: XCTestCase {
         let killedAfter = Date().timeIntervalSince(started)
         p.waitUntilExit()
         XCTAssertEqual(p.terminationReason, .uncaughtSignal)
+        // Its embedded stack (started with a config file named after the run's pid) stops by itself.
+        let marker = "fleet-stack-\(p.processIdentifier)-"
+        XCTAssertTrue(Self.processes(containing: marker).count <= 1, "one embedded stack at most")
+        let gone = Date().addingTimeInterval(5)
+        while !Self.processes(containing: marker).isEmpty, Date() < gone { usleep(100_000) }
+        XCTAssertEqual(Self.processes(containing: marker), [], "the embedded stack outlived the killed run")
         let runDir = dir.appendingPathComponent(runId)
         XCTAssertFalse(FileManager.default.fileExists(atPath: runDir.appendingPathComponent("index.html").path),
                        "a killed run writes no report of its own")
@@ -70,6 +76,15 @@ final class RecoverTests: XCTestCase {
         let notes = (results["meta"] as? [String: Any])?["notes"] as? [String] ?? []
         XCTAssertTrue(notes.contains { $0.hasPrefix("recovered:") }, "\(notes)")
         XCTAssertTrue(FileManager.default.fileExists(atPath: runDir.appendingPathComponent("index.html").path))
+    }
+
+    /// Pids whose command line contains `text`.
+    static func processes(containing text: String) -> [Int32] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap { Int32($0) }.filter { pid in
+            guard let d = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { return false }
+            return String(decoding: d.map { $0 == 0 ? 32 : $0 }, as: UTF8.self).contains(text)
+        }
     }
 }
 
