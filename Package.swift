@@ -43,14 +43,15 @@ let package = Package(
 
         // MARK: Tests: one target per module, against the real stack over loopback.
         .testTarget(name: "FleetCoreTests", dependencies: ["FleetCore"]),
-        .testTarget(name: "FleetHTTPTests", dependencies: ["FleetHTTP", "FleetStack"]),
+        // FleetClient too: the client's retry rules are tested against the same scripted raw server.
+        .testTarget(name: "FleetHTTPTests", dependencies: ["FleetHTTP", "FleetStack", "FleetClient", "FleetMetrics", "FleetReport"]),
         .testTarget(name: "FleetSQLiteTests", dependencies: ["FleetSQLite"]),
         .testTarget(name: "FleetAudioTests", dependencies: ["FleetAudio"]),
         .testTarget(name: "FleetMetricsTests", dependencies: ["FleetMetrics"]),
         .testTarget(name: "FleetStackTests", dependencies: ["FleetStack", "FleetHTTP", "FleetCore", "FleetAudio"]),
         .testTarget(name: "FleetReportTests", dependencies: ["FleetReport", "FleetMetrics"],
                     exclude: ["Fixtures"]),  // read through #filePath, not bundled
-        .testTarget(name: "FleetRunnerTests", dependencies: ["FleetRunner", "FleetStack", "FleetCLI"]),
+        .testTarget(name: "FleetRunnerTests", dependencies: ["FleetRunner", "FleetStack", "FleetCLI", "FleetSQLite", "FleetHTTP"]),
         .testTarget(name: "FleetCLITests", dependencies: ["FleetCLI"]),
         .testTarget(name: "FleetCheckTests", dependencies: ["FleetCheck", "FleetClient", "FleetMetrics", "FleetCore"]),
     ],

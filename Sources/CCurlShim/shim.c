@@ -23,6 +23,10 @@ CURLcode fleet_curl_easy_setopt_read_function(CURL *easy, curl_read_callback fn)
     return curl_easy_setopt(easy, CURLOPT_READFUNCTION, fn);
 }
 
+CURLcode fleet_curl_easy_setopt_seek_function(CURL *easy, curl_seek_callback fn) {
+    return curl_easy_setopt(easy, CURLOPT_SEEKFUNCTION, fn);
+}
+
 CURLcode fleet_curl_easy_getinfo_long(CURL *easy, CURLINFO info, long *out) {
     return curl_easy_getinfo(easy, info, out);
 }

@@ -1,11 +1,14 @@
 import FleetCore
 import FleetMetrics
 import FleetReport
+import FleetRunner
 import Foundation
 
 /// `fleet report RESULTS.json… [--baseline RESULTS.json] [--out DIR] [--history PATH] [--record] [--check]`:
 /// re-renders a run's report (HTML, CSVs, results.json) from its results file. Given several files
 /// (the shards of one run) it merges them exactly first and judges the thresholds again on the whole.
+/// `fleet report --recover DIR [--out DIR2]`: a run folder whose run died without writing its report
+/// (`kill -9`) gets one from the last complete snapshot of its `stream.jsonl`.
 enum ReportCommand: FleetCommand {
     static let name = "report"
     static let summary = "re-render a report from results.json, merging shards (--baseline, --out, --history, --record, --check)"
@@ -17,7 +20,17 @@ enum ReportCommand: FleetCommand {
         let historyOption = try args.option("history")
         let record = args.flag("record")
         let check = args.flag("check")
+        let recover = try args.option("recover")
         let files = try args.finish()
+        if let dir = recover {
+            guard files.isEmpty else { throw UsageError("--recover DIR takes no results files") }
+            let results: RunResults
+            do { results = try ResultStream.recover(directory: dir) } catch { throw UsageError("--recover: \(error)") }
+            let index = try ReportWriter.write(results, to: out ?? dir)
+            io.out("recovered \(results.requestTotals.requests) requests up to \(Int(results.meta.actualDurationSeconds)) s")
+            io.out("report: \(index)")
+            return ExitCode.success
+        }
         guard !files.isEmpty else {
             throw UsageError("expected a results file: fleet report RESULTS.json… [--baseline RESULTS.json] [--out DIR]")
         }

@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import FleetCore
 import FleetStack
 #if canImport(Glibc)
@@ -7,17 +8,22 @@ import Glibc
 
 /// `fleet stack [--config FILE] [--port P] [--db PATH] [--workers N] [--entitlement none|trial|active]
 /// [--median-ms X] [--sigma X] [--max-queue N] [--token-lifetime S] [--upload-lifetime S] [--sandbox-key K]
-/// [--min-app-version V] [--rate-limit PER_S] [--bugs a,b] [--seed N] [--duration S]`
+/// [--min-app-version V] [--rate-limit PER_S] [--bugs a,b] [--seed N] [--duration S] [--exit-with-parent]`
 ///
 /// Starts the reference stack, prints exactly `READY http://127.0.0.1:P` once it accepts requests,
 /// and serves until SIGINT or SIGTERM (or `--duration S`), then stops cleanly. Flags override the
-/// config file, which overrides the defaults.
+/// config file, which overrides the defaults. `--exit-with-parent` (what `fleet run` passes to its
+/// embedded stack) stops it when the process that started it is gone — also after a `kill -9`,
+/// which gives the parent no chance to stop it.
 public enum StackCommand: FleetCommand {
     public static let name = "stack"
     public static let summary = "run the embedded reference stack until interrupted"
 
     public static func run(_ arguments: [String], io: CommandIO) throws -> Int32 {
-        let (settings, duration) = try parse(arguments)
+        var rest = arguments
+        let exitWithParent = rest.contains("--exit-with-parent")
+        rest.removeAll { $0 == "--exit-with-parent" }
+        let (settings, duration) = try parse(rest)
         let stack: ReferenceStack
         let url: String
         do {
@@ -31,6 +37,14 @@ public enum StackCommand: FleetCommand {
         }
         io.out("READY \(url)")
         let done = DispatchSemaphore(value: 0)
+        if exitWithParent {
+            // Orphaned children are re-parented: a changed parent pid means ours is gone.
+            let parent = getppid()
+            Thread {
+                while getppid() == parent { usleep(250_000) }
+                done.signal()
+            }.start()
+        }
         let code = SignalBridge.withInterrupts({ done.signal() }) { () -> Int32 in
             if let duration {
                 _ = done.wait(timeout: .now() + duration)

@@ -7,16 +7,16 @@ extension APIClient {
     public func signIn(_ c: Credentials, intended: UInt64, random: inout SeededRandom) async -> Result<String, APIError> {
         let body: JSONValue = ["install_id": .string(c.installId), "timezone": .string(c.timezone), "locale": .string(c.locale),
                                "app_version": .string(settings.appVersion), "platform": .string(settings.platform)]
-        let r = await call("POST /auth/anonymous", path: "/auth/anonymous", body: body, credentials: nil,
-                           intended: intended, random: &random)
-        return r.flatMap { resp in
-            guard let uid = resp.body["user_id"]?.string, let at = resp.body["access_token"]?.string else {
-                return .failure(.badResponse("auth: user_id or access_token missing", status: resp.status))
-            }
+        let r = await perform("POST /auth/anonymous", path: "/auth/anonymous", body: body, key: nil, credentials: nil,
+                              intended: intended, random: &random) { resp -> (String, String, String?)? in
+            guard let uid = resp.body["user_id"]?.string, let at = resp.body["access_token"]?.string else { return nil }
+            return (uid, at, resp.body["refresh_token"]?.string)
+        }
+        return r.map { uid, at, rt in
             c.userId = uid
             c.accessToken = at
-            c.refreshToken = resp.body["refresh_token"]?.string
-            return .success(uid)
+            c.refreshToken = rt
+            return uid
         }
     }
 
@@ -60,26 +60,27 @@ extension APIClient {
     }
 
     public func home(_ c: Credentials, intended: UInt64, random: inout SeededRandom) async -> Result<HomeInfo, APIError> {
-        await typedCall("GET /home", path: "/home", c, intended, &random) { HomeInfo($0) }
+        await typedCall("GET /home", path: "/home", c, intended, &random) { $0.object == nil ? nil : HomeInfo($0) }
     }
 
     public func config(_ c: Credentials, intended: UInt64, random: inout SeededRandom) async -> Result<JSONValue, APIError> {
-        await call("GET /config", path: "/config", credentials: c, intended: intended, random: &random).map(\.body)
+        await typedCall("GET /config", path: "/config", c, intended, &random, Self.object)
     }
 
     public func me(_ c: Credentials, intended: UInt64, random: inout SeededRandom) async -> Result<JSONValue, APIError> {
-        await call("GET /me", path: "/me", credentials: c, intended: intended, random: &random).map(\.body)
+        await typedCall("GET /me", path: "/me", c, intended, &random, Self.object)
     }
 
-    /// A call whose 2xx body becomes `T`; a body lacking what `make` needs is `bad_response`.
+    /// The body when it is a JSON object. (Spelled out: `nil` would be `JSONValue.null`, which is
+    /// a nil literal too.)
+    static func object(_ j: JSONValue) -> JSONValue? { j.object == nil ? Optional<JSONValue>.none : j }
+
+    /// A call whose 2xx body becomes `T`; a body lacking what `make` needs is `bad_shape`, and is
+    /// repeated like any malformed answer when the call is safe to repeat.
     func typedCall<T>(_ template: String, path: String, body: JSONValue? = nil, key: String? = nil, _ c: Credentials,
                       _ intended: UInt64, _ random: inout SeededRandom, _ make: (JSONValue) -> T?) async -> Result<T, APIError> {
-        let r = await call(template, path: path, body: body, idempotencyKey: key, credentials: c, intended: intended, random: &random)
-        return r.flatMap { resp in
-            guard let v = make(resp.body) else {
-                return .failure(.badResponse("\(template): response lacks the fields of \(T.self)", status: resp.status))
-            }
-            return .success(v)
+        await perform(template, path: path, body: body, key: key, credentials: c, intended: intended, random: &random) {
+            make($0.body)
         }
     }
 }

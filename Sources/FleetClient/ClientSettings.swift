@@ -16,6 +16,9 @@ public struct ClientSettings: Sendable {
     public var backoffCapMs = 5_000.0
     /// Repeats after `429 rate_limited`, each after `Retry-After`.
     public var maxRateLimitWaits = 5
+    /// The user's patience: seconds from a call's intended start after which no repeat is sent
+    /// (retries, rate-limit waits); the call then fails with its last error.
+    public var patienceS = 60.0
 
     public init(baseURL: String) {
         var b = baseURL

@@ -36,13 +36,57 @@ public struct UploadTicket: Sendable {
     /// Wall-clock milliseconds since the epoch after which the URL is refused.
     public var expiresAtMillis: Int64?
 
+    /// Nil (→ `bad_shape`) unless every value the client will put on the wire is usable: the
+    /// method is `PUT`, the URL an absolute `http(s)` URL, each header a valid name and value
+    /// that does not take over the request's framing. Nothing the server invented is sent.
     public init?(_ j: JSONValue) {
-        guard let id = j["attempt_id"]?.string, let u = j["upload"], let url = u["url"]?.string else { return nil }
+        guard let id = j["attempt_id"]?.string, let u = j["upload"], let url = u["url"]?.string,
+              UploadCheck.isUsableURL(url) else { return nil }
+        let method = u["method"]?.string ?? "PUT"
+        guard method == "PUT" else { return nil }
+        var headers: [(String, String)] = []
+        if let h = u["headers"] {
+            guard let o = h.object else { return nil }
+            for (k, v) in o {
+                guard let value = v.string, UploadCheck.isHeaderName(k), UploadCheck.isHeaderValue(value),
+                      !UploadCheck.reserved.contains(k.lowercased()) else { return nil }
+                headers.append((k, value))
+            }
+        }
         attemptId = id
         self.url = url
-        method = u["method"]?.string ?? "PUT"
-        headers = (u["headers"]?.object ?? [:]).compactMap { k, v in v.string.map { (k, $0) } }.sorted { $0.0 < $1.0 }
+        self.method = method
+        self.headers = headers.sorted { $0.0 < $1.0 }
         expiresAtMillis = u["expires_at"]?.string.flatMap(RFC3339.parseMillis)
+    }
+}
+
+/// Checks on server-given upload values before they are used.
+public enum UploadCheck {
+    /// Headers that decide the request's framing or routing: the client sets them itself.
+    static let reserved: Set<String> = ["host", "content-length", "transfer-encoding", "connection", "expect", "te",
+                                        "upgrade", "keep-alive", "trailer", "proxy-connection"]
+
+    /// An absolute `http`/`https` URL with a host, of visible ASCII only (no spaces, no controls).
+    public static func isUsableURL(_ s: String) -> Bool {
+        let rest: Substring
+        if s.hasPrefix("http://") { rest = s.dropFirst(7) } else if s.hasPrefix("https://") { rest = s.dropFirst(8) } else { return false }
+        guard s.utf8.count <= 8192, s.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7f }) else { return false }
+        let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        let host = authority.split(separator: "@").last.map { $0.prefix { $0 != ":" } } ?? ""
+        return !host.isEmpty || authority.hasPrefix("[")
+    }
+
+    /// An RFC 9110 token.
+    public static func isHeaderName(_ s: String) -> Bool {
+        !s.isEmpty && s.utf8.count <= 256 && s.utf8.allSatisfy { b in
+            (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5a) || (b >= 0x61 && b <= 0x7a) || "!#$%&'*+-.^_`|~".utf8.contains(b)
+        }
+    }
+
+    /// Visible ASCII, spaces and tabs (no CR, LF or NUL that could split the request).
+    public static func isHeaderValue(_ s: String) -> Bool {
+        s.utf8.count <= 4096 && s.utf8.allSatisfy { ($0 >= 0x20 && $0 < 0x7f) || $0 == 0x09 }
     }
 }
 

@@ -5,6 +5,10 @@ public struct JSONParseError: Error, Sendable, CustomStringConvertible {
     public let offset: Int
     public let reason: String
     public var description: String { "invalid JSON at byte \(offset): \(reason)" }
+    /// The text is JSON-shaped but a string holds bytes that are not UTF-8 (RFC 8259 §8.1
+    /// requires UTF-8; decoding is strict, nothing is replaced by U+FFFD).
+    public var isInvalidUTF8: Bool { reason == Self.invalidUTF8 }
+    static let invalidUTF8 = "invalid UTF-8 in string"
 }
 
 extension JSONValue {
@@ -120,7 +124,7 @@ private struct Parser {
         guard i < bytes.count else { throw fail("unterminated string") }
         if bytes[i] == UInt8(ascii: "\"") {
             i += 1
-            return String(decoding: bytes[start..<(i - 1)], as: UTF8.self)
+            return try strict(bytes[start..<(i - 1)], at: start)
         }
         var out = Array(bytes[start..<i])
         while true {
@@ -158,7 +162,17 @@ private struct Parser {
             default: throw fail("unknown escape")
             }
         }
-        return String(decoding: out, as: UTF8.self)
+        return try strict(out[...], at: start)
+    }
+
+    /// The bytes as a String, or an error when they are not valid UTF-8 (never U+FFFD-replaced).
+    func strict(_ b: ArraySlice<UInt8>, at offset: Int) throws(JSONParseError) -> String {
+        // ASCII needs no validation; most strings from the API are ASCII ids and codes.
+        if b.allSatisfy({ $0 < 0x80 }) { return String(decoding: b, as: UTF8.self) }
+        guard let s = String(validating: b, as: UTF8.self) else {
+            throw JSONParseError(offset: offset, reason: JSONParseError.invalidUTF8)
+        }
+        return s
     }
 
     mutating func number() throws(JSONParseError) -> JSONValue {

@@ -28,6 +28,10 @@ final class EasyHandle {
             // reading the *_proxy environment variables on every transfer.
             "".withCString { fleet_curl_easy_setopt_ptr(h, CURLOPT_PROXY, UnsafeMutableRawPointer(mutating: $0)) },
             fleet_curl_easy_setopt_ptr(h, CURLOPT_ERRORBUFFER, errorBuffer),
+            // Ask for (and decode) every coding curl knows: an app's HTTP stack does, and a body
+            // whose bytes are not what its `Content-Encoding` claims then fails as
+            // `protocol_error` instead of passing its raw bytes on as if they were the body.
+            "".withCString { fleet_curl_easy_setopt_ptr(h, CURLOPT_ACCEPT_ENCODING, UnsafeMutableRawPointer(mutating: $0)) },
             // libcurl's minimum upload buffer (default 64 KiB). Every sending upload holds one
             // (allocated when its body starts, freed when it ends) and copies the shared clip
             // through it; at 64 KiB, 10,000 uploads at once held 624 MB more than 10,000 GETs
@@ -42,6 +46,12 @@ final class EasyHandle {
             fleet_curl_easy_setopt_read_function(h) { buffer, size, n, user in
                 let t = Unmanaged<HTTPTransfer>.fromOpaque(user!).takeUnretainedValue()
                 return t.fillUpload(buffer!, capacity: size * n) ?? fleet_curl_readfunc_abort()
+            },
+            // curl resends a request whose reused connection died before any answer; it then
+            // rewinds the body, which without this fails as "necessary data rewind wasn't possible".
+            fleet_curl_easy_setopt_seek_function(h) { user, offset, origin in
+                let t = Unmanaged<HTTPTransfer>.fromOpaque(user!).takeUnretainedValue()
+                return t.seekUpload(to: Int(offset), origin: origin) ? Int32(CURL_SEEKFUNC_OK) : Int32(CURL_SEEKFUNC_CANTSEEK)
             },
         ]
         // `host!` makes curl bind to exactly this address, never resolve it as an interface name.
@@ -77,6 +87,7 @@ final class EasyHandle {
         check(fleet_curl_easy_setopt_ptr(raw, CURLOPT_WRITEDATA, me), "WRITEDATA")
         check(fleet_curl_easy_setopt_ptr(raw, CURLOPT_HEADERDATA, me), "HEADERDATA")
         check(fleet_curl_easy_setopt_ptr(raw, CURLOPT_READDATA, me), "READDATA")
+        check(fleet_curl_easy_setopt_ptr(raw, CURLOPT_SEEKDATA, me), "SEEKDATA")
         check(fleet_curl_easy_setopt_long(raw, CURLOPT_TIMEOUT_MS, Self.millis(request.timeout)), "TIMEOUT_MS")
         check(fleet_curl_easy_setopt_long(raw, CURLOPT_CONNECTTIMEOUT_MS, Self.millis(connectTimeout)), "CONNECTTIMEOUT_MS")
 

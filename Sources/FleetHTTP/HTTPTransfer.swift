@@ -39,7 +39,7 @@ public final class HTTPTransfer: @unchecked Sendable {
     /// True while it waits in the loop's upload queue (cleared when cancelled there).
     var waitsForUploadSlot = false
     /// Set when the response outgrew a cap, so the resulting curl write error can be named.
-    var overflow: String?
+    var overflow: HTTPError?
     let maxResponseBytes: Int
 
     init(request: HTTPRequest, queue: DispatchQueue, loop: IOLoop, maxResponseBytes: Int,
@@ -68,7 +68,7 @@ public final class HTTPTransfer: @unchecked Sendable {
     /// Appends received body bytes; returning less than `count` makes curl fail the transfer.
     func receiveBody(_ data: UnsafeRawPointer, count: Int) -> Int {
         if body.count + count > maxResponseBytes {
-            overflow = "response body larger than \(maxResponseBytes) bytes"
+            overflow = HTTPError(kind: .bodyTooLarge, message: "response body larger than \(maxResponseBytes) bytes")
             return 0
         }
         if body.isEmpty, let easy {
@@ -85,16 +85,55 @@ public final class HTTPTransfer: @unchecked Sendable {
     func receiveHeaderLine(_ data: UnsafeRawPointer, count: Int) -> Int {
         headerBytes += count
         if headerBytes > Self.maxHeaderBytes {
-            overflow = "response headers larger than \(Self.maxHeaderBytes) bytes"
+            overflow = HTTPError(kind: .headerTooLarge, message: "response headers larger than \(Self.maxHeaderBytes) bytes")
             return 0
         }
         let line = UnsafeRawBufferPointer(start: data, count: count)
         if line.starts(with: Self.statusPrefix) {
             rawHeaders.removeAll(keepingCapacity: true)
+            framing = Framing()
         } else {
             rawHeaders.append(contentsOf: line)
+            if let problem = framing.add(line) {
+                overflow = HTTPError(kind: .protocolError, message: problem)
+                return 0
+            }
         }
         return count
+    }
+
+    /// The framing headers of the current response: libcurl 7.88 takes the last of two differing
+    /// `Content-Length`s, and a body read by the wrong one spoils the connection's next answer.
+    var framing = Framing()
+
+    struct Framing {
+        var contentLength: [UInt8]?
+        var chunked = false
+
+        /// A description of the conflict this header line makes, or nil.
+        mutating func add(_ line: UnsafeRawBufferPointer) -> String? {
+            if let v = Self.value(of: Self.contentLength, in: line) {
+                if let old = contentLength, old != v { return "conflicting Content-Length headers" }
+                contentLength = v
+            } else if Self.value(of: Self.transferEncoding, in: line) != nil {
+                chunked = true
+            }
+            return contentLength != nil && chunked ? "both Content-Length and Transfer-Encoding" : nil
+        }
+
+        static let contentLength = Array("content-length:".utf8)
+        static let transferEncoding = Array("transfer-encoding:".utf8)
+
+        /// The trimmed value when the line is the header `name` (lowercase, with its colon).
+        static func value(of name: [UInt8], in line: UnsafeRawBufferPointer) -> [UInt8]? {
+            guard line.count > name.count else { return nil }
+            // `name` holds lowercase letters, '-' and ':', each unchanged by `| 0x20`.
+            for i in 0..<name.count where line[i] | 0x20 != name[i] { return nil }
+            var v = Array(line[name.count...])
+            while let c = v.last, c == 0x0d || c == 0x0a || c == 0x20 || c == 0x09 { v.removeLast() }
+            while let c = v.first, c == 0x20 || c == 0x09 { v.removeFirst() }
+            return v
+        }
     }
 
     /// Copies the next upload bytes from the shared body into curl's buffer; `nil` means abort
@@ -113,6 +152,13 @@ public final class HTTPTransfer: @unchecked Sendable {
         }
         uploadOffset += n
         return n
+    }
+
+    /// Moves the upload back (curl rewinds to resend the body on a fresh connection).
+    func seekUpload(to offset: Int, origin: Int32) -> Bool {
+        guard origin == SEEK_SET, let b = request.body, offset >= 0, offset <= b.count else { return false }
+        uploadOffset = offset
+        return true
     }
 
     /// 256 KiB of header lines is far beyond any real server; it sits below libcurl 7.88's own

@@ -65,14 +65,23 @@ extension IOLoop {
             if code == CURLE_OK {
                 let response = HTTPResponse(status: easy.status(), rawHeaders: t.rawHeaders, body: t.body, timings: timings)
                 finish(t, .success(response))
-            } else if let overflow = t.overflow {
-                finish(t, .failure(HTTPError(kind: .other, message: overflow, timings: timings)))
+            } else if var overflow = t.overflow {
+                overflow.timings = timings
+                finish(t, .failure(overflow))
             } else {
                 var message = easy.errorMessage(code)
+                var kind = HTTPErrorKind(curlCode: code)
+                // curl rejects one header line over its 100 KiB CURL_MAX_HTTP_HEADER as "out of
+                // memory" before our own cap sees the line; before any body byte arrived, that is
+                // what an out-of-memory from curl is (the bench's allocations are small).
+                if code == CURLE_OUT_OF_MEMORY, t.body.isEmpty {
+                    kind = .headerTooLarge
+                    message = "response header too large (\(message))"
+                }
                 if code == CURLE_ABORTED_BY_CALLBACK, let cut = t.request.abortUploadAfterBytes {
                     message = "upload cut after \(cut) bytes (\(message))"
                 }
-                finish(t, .failure(HTTPError(kind: HTTPErrorKind(curlCode: code), message: message, timings: timings)))
+                finish(t, .failure(HTTPError(kind: kind, message: message, timings: timings)))
             }
         }
     }
@@ -105,6 +114,7 @@ extension IOLoop {
         if let easy = t.easy { idle.append(easy) }
         t.easy = nil
         t.rawHeaders = []
+        t.framing = .init()
         t.body = []
     }
 

@@ -128,7 +128,7 @@ extension VirtualUser {
                 nextIntended = MonotonicClock.now()
                 if !item.uploaded {
                     _ = try expect(await client.upload(url: ticket.url, method: ticket.method, headers: ticket.httpHeaders,
-                                                       body: rec.body, intended: nextIntended))
+                                                       body: rec.body, intended: nextIntended, random: &random))
                 }
                 switch await client.submit(attempt: ticket.attemptId, credentials, intended: nextIntended, random: &random) {
                 case .success: nextIntended = MonotonicClock.now()

@@ -61,11 +61,11 @@ extension VirtualUser {
     /// presign under the same key and one more `PUT`.
     func putUpload(_ ticket: UploadTicket, session: String, round: Int, recording rec: Recording, key: String) async throws(JourneyStop) {
         var result = await client.upload(url: ticket.url, method: ticket.method, headers: ticket.httpHeaders, body: rec.body,
-                                         intended: nextIntended)
+                                         intended: nextIntended, random: &random)
         if case let .failure(e) = result, e.status == 403 {
             let fresh = try await requestUpload(session: session, round: round, recording: rec, key: key)
             result = await client.upload(url: fresh.url, method: fresh.method, headers: fresh.httpHeaders, body: rec.body,
-                                         intended: nextIntended)
+                                         intended: nextIntended, random: &random)
         }
         _ = try expect(result)
         if let i = device.uploadQueue.firstIndex(where: { $0.idempotencyKey == key }) { device.uploadQueue[i].uploaded = true }
@@ -78,7 +78,7 @@ extension VirtualUser {
                          key: String) async throws(JourneyStop) -> UploadTicket {
         let cutAt = 1 + Int(random.unit() * Double(max(1, rec.sizeBytes - 1)))
         let cut = await client.upload(url: ticket.url, method: ticket.method, headers: ticket.httpHeaders, body: rec.body,
-                                      abortAfterBytes: cutAt, intended: nextIntended)
+                                      abortAfterBytes: cutAt, intended: nextIntended, random: &random)
         if Task.isCancelled { throw .interrupted(step: step) }
         if case let .failure(e) = cut, !e.isAborted { throw stop(for: e) }
         reach("round\(round)_offline")

@@ -29,7 +29,8 @@ public struct ChildProcessStackLauncher: StackLauncher {
     }
 
     public func start(settings: JSONValue?) throws -> any RunningStack {
-        var args = ["stack", "--port", "0"]
+        // The stack stops by itself if this process dies without stopping it (`kill -9`).
+        var args = ["stack", "--port", "0", "--exit-with-parent"]
         var configPath: String?
         if let s = settings {
             let path = NSTemporaryDirectory() + "fleet-stack-\(getpid())-\(MonotonicClock.now()).json"

@@ -9,11 +9,17 @@ enum Preflight {
     static func check(base: String, engine: HTTPEngine, timeoutS: Double) async throws {
         let request = HTTPRequest(method: "GET", url: base + "/config", headers: [HTTPHeader("Accept", "application/json")],
                                   timeout: timeoutS)
-        let result: Result<HTTPResponse, HTTPError> = await withCheckedContinuation { c in
-            engine.send(request, queue: DispatchQueue.global()) { c.resume(returning: $0) }
-        }
-        if case let .failure(e) = result {
-            throw RunError("target \(base) is unreachable (\(e.kind.rawValue): \(e.message))")
+        // A refused connection or an unknown host is a wrong URL at once; any other failure (a
+        // reset, a stall, garbage) means something answered, and a hostile or flaky target gets
+        // three tries before the run gives up on it.
+        for attempt in 1...3 {
+            let result: Result<HTTPResponse, HTTPError> = await withCheckedContinuation { c in
+                engine.send(request, queue: DispatchQueue.global()) { c.resume(returning: $0) }
+            }
+            guard case let .failure(e) = result else { return }
+            if attempt == 3 || e.kind == .connect || e.kind == .dns {
+                throw RunError("target \(base) is unreachable (\(e.kind.rawValue): \(e.message))")
+            }
         }
     }
 }

@@ -102,7 +102,38 @@ public final class RunSession: @unchecked Sendable {
         say("run \(runId): profile \(profile.name), seed \(profile.seed), target \(base), planned \(Int(planned)) s"
             + (shard.isWhole ? "" : ", shard \(shard) (users ≡ \(shard.index) mod \(shard.count))"))
 
-        let monitor = Task { await self.monitor(recorder: recorder, engine: engine, planned: planned) }
+        let target = stack == nil ? base : "embedded (\(base))"
+        let git = GitRevision.current()
+        let makeMeta: @Sendable (Double) -> RunMetadata = { actual in
+            RunMetadata(runId: runId, profile: profile.name, seed: profile.seed, target: target,
+                        startedAt: RFC3339.format(millis: startWall), plannedDurationSeconds: planned,
+                        actualDurationSeconds: actual, gitRevision: git,
+                        lagBoundMicros: Int64(profile.maxLagMs * 1000))
+        }
+        // Streamed as windows close, so that a hard stop loses at most the last one.
+        let stream: ResultStream?
+        do { stream = try ResultStream(directory: options.outDir + "/" + runId) } catch {
+            say("warning: results are not streamed (\(error)); a hard stop would lose the run")
+            stream = nil
+        }
+        let windowNanos = UInt64(profile.windowS * 1e9)
+        var streamer: (@Sendable (UInt64) -> Void)? = nil
+        if let stream {
+            let profile = self.options.profile
+            streamer = { @Sendable (now: UInt64) -> Void in
+                var meta = makeMeta(Double(now &- start) / 1e9)
+                let at = Double((now &- start) / windowNanos * windowNanos) / 1e9
+                meta.notes.append("recovered: streamed at \(at) s; the run stopped before writing its report, and "
+                                  + "what came after is lost (totals may hold a sliver of the last, open window)")
+                // The window `now` falls in is still open: stream through the one before it.
+                stream.append(Verdict.apply(profile: profile, to: recorder.snapshot(meta)),
+                              through: Int((now &- start) / windowNanos) - 1)
+            }
+        }
+        let monitor = Task {
+            await self.monitor(recorder: recorder, engine: engine, planned: planned, start: start, windowNanos: windowNanos,
+                               stream: streamer)
+        }
         let stall = profile.debug.map { GeneratorStall.schedule($0, start: start, say: say) }
         let stopper = Task { await self.enforceCap(start: start) }
         await fleet.run(start: start)
@@ -126,10 +157,7 @@ public final class RunSession: @unchecked Sendable {
         sampleHealth(recorder: recorder, engine: engine)
 
         let actual = Double(MonotonicClock.now() &- start) / 1e9
-        var meta = RunMetadata(runId: runId, profile: profile.name, seed: profile.seed,
-                               target: stack == nil ? base : "embedded (\(base))", startedAt: RFC3339.format(millis: startWall),
-                               plannedDurationSeconds: planned, actualDurationSeconds: actual, gitRevision: GitRevision.current(),
-                               lagBoundMicros: Int64(profile.maxLagMs * 1000))
+        var meta = makeMeta(actual)
         if interrupted { meta.notes.append("interrupted: the run was stopped by a signal before its planned end") }
         meta.notes += auditNotes
         if !shard.isWhole {
@@ -172,17 +200,28 @@ public final class RunSession: @unchecked Sendable {
     }
 
     /// Generator health every second, and a progress line every `progressEveryS`.
-    private func monitor(recorder: Recorder, engine: HTTPEngine, planned: Double) async {
+    private func monitor(recorder: Recorder, engine: HTTPEngine, planned: Double, start: UInt64, windowNanos: UInt64,
+                         stream: (@Sendable (UInt64) -> Void)?) async {
         var line = ProgressLine()
+        var streamed: UInt64 = 0
         var nextProgress = MonotonicClock.now() &+ UInt64(options.progressEveryS * 1e9)
-        var tick = MonotonicClock.now()
+        // Ticks fall just after the run's window boundaries, so that a window is streamed as soon
+        // as it closes (a hard stop then loses only the window that was open).
+        var tick = start &+ 5_000_000
         while !Task.isCancelled {
             tick &+= 1_000_000_000
-            // After a stall, resume the once-a-second rhythm instead of catching up in a burst.
-            if tick &+ 1_000_000_000 < MonotonicClock.now() { tick = MonotonicClock.now() }
+            // After a stall, resume the once-a-second rhythm (on the same grid) instead of
+            // catching up in a burst.
+            let late = MonotonicClock.now()
+            if tick &+ 1_000_000_000 < late { tick = start &+ (late &- start) / 1_000_000_000 * 1_000_000_000 &+ 1_005_000_000 }
             guard await Pause.until(tick) else { return }
             sampleHealth(recorder: recorder, engine: engine)
             let now = MonotonicClock.now()
+            // A window closed since the last append: stream the results up to it.
+            if let stream, now > start, windowNanos > 0, (now &- start) / windowNanos > streamed {
+                streamed = (now &- start) / windowNanos
+                stream(now)
+            }
             if now >= nextProgress {
                 // On a fixed grid (5, 10, 15 s …), not "5 s after the last line", so lines do not drift
                 // when the monitor wakes late; a long stall skips lines rather than bunching them.

@@ -42,7 +42,7 @@ final class HTTPEngineErrorTests: XCTestCase {
         XCTAssertEqual(error?.kind, .reset, "\(String(describing: error))")
     }
 
-    func testTruncatedBodyIsResetError() throws {
+    func testTruncatedBodyIsTruncatedError() throws {
         let server = try RawHTTPServer { _ in .raw(Array("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nshort".utf8)) }
         defer { server.stop() }
         // The server keeps the connection open after the short body; make it close by stopping.
@@ -50,10 +50,10 @@ final class HTTPEngineErrorTests: XCTestCase {
         defer { engine.shutdown() }
         DispatchQueue.global().asyncAfter(deadline: .now() + 0.3) { server.stop() }
         let error = expectError(roundTrip(engine, HTTPRequest(method: "GET", url: server.baseURL, timeout: 5)))
-        XCTAssertEqual(error?.kind, .reset, "\(String(describing: error))")
+        XCTAssertEqual(error?.kind, .truncated, "\(String(describing: error))")
     }
 
-    func testOversizedBodyFailsAsOtherWithoutGrowingPastTheCap() throws {
+    func testOversizedBodyFailsAsBodyTooLargeWithoutGrowingPastTheCap() throws {
         let server = try RawHTTPServer { _ in .http(200, body: [UInt8](repeating: 65, count: 64 * 1024)) }
         defer { server.stop() }
         var config = HTTPEngine.Configuration()
@@ -61,7 +61,7 @@ final class HTTPEngineErrorTests: XCTestCase {
         let engine = try HTTPEngine(configuration: config)
         defer { engine.shutdown() }
         let error = expectError(roundTrip(engine, HTTPRequest(method: "GET", url: server.baseURL)))
-        XCTAssertEqual(error?.kind, .other)
+        XCTAssertEqual(error?.kind, .bodyTooLarge)
         XCTAssertTrue(error?.message.contains("4096") ?? false, "\(String(describing: error))")
     }
 
@@ -79,9 +79,11 @@ final class HTTPEngineErrorTests: XCTestCase {
         defer { engine.shutdown() }
         let huge = expectError(roundTrip(engine, HTTPRequest(method: "GET", url: server.baseURL + "/huge", timeout: 5)))
         XCTAssertTrue(huge?.message.contains("headers larger than") ?? false, "\(String(describing: huge))")
-        for path in ["/huge", "/longline", "/garbage"] {
+        let kinds: [(String, HTTPErrorKind)] = [("/huge", .headerTooLarge), ("/longline", .headerTooLarge),
+                                                ("/garbage", .protocolError)]
+        for (path, kind) in kinds {
             let error = expectError(roundTrip(engine, HTTPRequest(method: "GET", url: server.baseURL + path, timeout: 5)))
-            XCTAssertEqual(error?.kind, .other, "\(path): \(String(describing: error))")
+            XCTAssertEqual(error?.kind, kind, "\(path): \(String(describing: error))")
         }
         // The engine still works afterwards.
         let ok = try RawHTTPServer { _ in .http(200) }

@@ -29,6 +29,10 @@ final class RawHTTPServer: @unchecked Sendable {
         case silence
         /// Closes the connection without a byte.
         case close
+        /// Writes these bytes, then closes the connection cleanly (FIN).
+        case rawThenClose([UInt8])
+        /// Writes these bytes, then resets the connection (RST: SO_LINGER 0).
+        case rawThenReset([UInt8])
 
         /// A well-formed response with a Content-Length body.
         static func http(_ status: Int, headers: [(String, String)] = [], body: [UInt8] = []) -> Reply {
@@ -161,14 +165,27 @@ final class RawHTTPServer: @unchecked Sendable {
                 while fill() {}
                 return
             case .raw(let bytes):
-                var sent = 0
-                while sent < bytes.count {
-                    let n = bytes[sent...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-                    if n <= 0 { return }
-                    sent += n
-                }
+                if !Self.send(bytes, to: fd) { return }
+            case .rawThenClose(let bytes):
+                _ = Self.send(bytes, to: fd)
+                return
+            case .rawThenReset(let bytes):
+                _ = Self.send(bytes, to: fd)
+                var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
+                setsockopt(fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
+                return
             }
         }
+    }
+
+    private static func send(_ bytes: [UInt8], to fd: Int32) -> Bool {
+        var sent = 0
+        while sent < bytes.count {
+            let n = bytes[sent...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            if n <= 0 { return false }
+            sent += n
+        }
+        return true
     }
 
     private static func find(_ needle: [UInt8], in hay: [UInt8]) -> Int? {

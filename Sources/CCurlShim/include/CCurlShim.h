@@ -26,6 +26,7 @@ CURLcode fleet_curl_easy_setopt_off_t(CURL *easy, CURLoption option, curl_off_t 
 CURLcode fleet_curl_easy_setopt_write_function(CURL *easy, CURLoption option, curl_write_callback fn);
 /// CURLOPT_READFUNCTION (uploads read straight from shared memory).
 CURLcode fleet_curl_easy_setopt_read_function(CURL *easy, curl_read_callback fn);
+CURLcode fleet_curl_easy_setopt_seek_function(CURL *easy, curl_seek_callback fn);
 
 // MARK: curl_easy_getinfo, one function per result type.
 /// Infos answering a `long` (CURLINFO_RESPONSE_CODE).

@@ -48,12 +48,14 @@ extension Profile {
         if let s = o["stack"], s.object == nil { r.issue("stack", "must be an object") }
 
         var client = ClientProfile()
-        if let c = r.object(o["client"], "client", known: ["app_version", "sandbox_key", "request_timeout_s", "max_retries", "connections"]) {
+        if let c = r.object(o["client"], "client", known: ["app_version", "sandbox_key", "request_timeout_s", "max_retries", "patience_s", "upload_timeout_s", "connections"]) {
             client.appVersion = r.string(c, "app_version", "client") ?? client.appVersion
             client.sandboxKey = r.string(c, "sandbox_key", "client") ?? client.sandboxKey
             client.requestTimeoutS = r.number(c, "request_timeout_s", "client", greaterThan: 0) ?? client.requestTimeoutS
             client.maxRetries = r.integer(c, "max_retries", "client", atLeast: 0, atMost: 20) ?? client.maxRetries
             client.connections = r.integer(c, "connections", "client", atLeast: 0) ?? client.connections
+            client.patienceS = r.number(c, "patience_s", "client", greaterThan: 0) ?? client.patienceS
+            client.uploadTimeoutS = r.number(c, "upload_timeout_s", "client", greaterThan: 0) ?? client.uploadTimeoutS
         }
 
         var corpusDir = "audio-corpus"

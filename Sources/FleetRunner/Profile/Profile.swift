@@ -50,6 +50,8 @@ public struct ClientProfile: Sendable {
         c.sandboxKey = sandboxKey
         c.requestTimeout = requestTimeoutS
         c.maxRetries = maxRetries
+        c.patienceS = patienceS
+        c.uploadTimeout = uploadTimeoutS
         return c
     }
 
@@ -57,6 +59,10 @@ public struct ClientProfile: Sendable {
     public var sandboxKey = "sandbox-secret"
     public var requestTimeoutS = 30.0
     public var maxRetries = 3
+    /// Seconds a user waits for one call, repeats included, before giving up on it.
+    public var patienceS = 60.0
+    /// Whole-transfer timeout of an audio upload.
+    public var uploadTimeoutS = 120.0
     public var connections = 0
 }
 

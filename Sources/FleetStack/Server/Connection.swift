@@ -132,6 +132,24 @@ final class Connection {
 
     func markClosed() { isClosed = true }
 
+    /// A client too slow with a request it started (slowloris, a stalled body) is told so with
+    /// `408` before the close: one non-blocking send, best effort — a client that is not reading
+    /// does not get to hold the connection any longer for it.
+    func answerTimeout() {
+        guard !isClosed, slots.isEmpty, output.isEmpty, lingerDeadline == nil else { return }
+        switch readState {
+        case .body: break
+        case .head where !input.isEmpty: break
+        default: return  // an idle keep-alive connection is simply closed
+        }
+        let e = HTTPParseError(status: 408, code: "request_timeout", message: "the request did not arrive in time")
+        ResponseEncoder.encode(e.response, into: output, closing: true, http10KeepAlive: false, headRequest: false,
+                               date: loop.dateCache)
+        let pending = output.readable
+        _ = send(fd, pending.baseAddress, pending.count, Int32(MSG_NOSIGNAL))
+        output.clear()
+    }
+
     // MARK: Reading and parsing.
 
     private enum ReadResult { case data, eof, wouldBlock, failed }

@@ -233,7 +233,10 @@ final class EventLoop: @unchecked Sendable {
         for connection in connections.values where connection.hasTimedOut(now: now, limits: limits) {
             expired.append(connection)
         }
-        for connection in expired { close(connection) }
+        for connection in expired {
+            connection.answerTimeout()
+            close(connection)
+        }
         acceptor?.resumeIfPaused(on: self, now: now)
     }
 

@@ -1,0 +1,125 @@
+import FleetCore
+import FleetHTTP
+import FleetMetrics
+
+/// One HTTP exchange and its record.
+extension APIClient {
+    struct Exchanged: Sendable {
+        var response: HTTPResponse
+        var actual: UInt64
+        var end: UInt64
+        var status: Int { response.status }
+        var body: [UInt8] { response.body }
+    }
+
+    /// What the observer (`RequestScope.observer`) is told about a request besides the HTTP request.
+    struct Sent: Sendable {
+        var path: String
+        var json: JSONValue?
+        var key: String?
+    }
+
+    /// One HTTP exchange; cancelling the task cancels the transfer (an app kill). Failures carry
+    /// when the transfer started and ended in `ExchangeFailure`. The task's observer, if any,
+    /// hears of it before it goes out and once it ended.
+    func exchange(_ request: HTTPRequest, template name: String, intended: UInt64, sent: Sent) async -> Result<Exchanged, ExchangeFailure> {
+        let observer = RequestScope.observer
+        let actual = MonotonicClock.now()
+        observer?.willSend(template: name, path: sent.path, body: sent.json, at: actual)
+        let holder = TransferHolder()
+        let engine = self.engine, queue = self.queue
+        let result: Result<HTTPResponse, HTTPError> = await withTaskCancellationHandler {
+            await withCheckedContinuation { (c: CheckedContinuation<Result<HTTPResponse, HTTPError>, Never>) in
+                holder.set(engine.send(request, queue: queue) { c.resume(returning: $0) })
+            }
+        } onCancel: {
+            holder.cancel()
+        }
+        let end = MonotonicClock.now()
+        if let trace = RequestScope.trace {
+            trace.append(name, status: { if case let .success(r) = result { return r.status } else { return nil } }())
+        }
+        if let observer { observer.exchanged(Self.exchangeSeen(name, sent: sent, result: result, intended: intended, actual: actual, end: end)) }
+        switch result {
+        case let .success(r): return .success(Exchanged(response: r, actual: actual, end: end))
+        case let .failure(e): return .failure(ExchangeFailure(error: e, actual: actual, end: end))
+        }
+    }
+
+    /// The observer's view of one exchange: the answer parsed again (only when someone observes).
+    static func exchangeSeen(_ template: String, sent: Sent, result: Result<HTTPResponse, HTTPError>,
+                             intended: UInt64, actual: UInt64, end: UInt64) -> Exchange {
+        var e = Exchange(template: template, path: sent.path, requestBody: sent.json, idempotencyKey: sent.key,
+                         status: nil, body: nil, intended: intended, sent: actual, received: end)
+        if case let .success(r) = result {
+            e.status = r.status
+            e.bodyBytes = r.body.count
+            if !r.body.isEmpty { e.body = try? JSONValue.parse(r.body) }
+            e.serverDateMs = r.header("Date").flatMap(HTTPDate.parseMillis)
+        }
+        return e
+    }
+
+    /// The same request `copies + 1` times at once (a double tap); the app goes on with the first
+    /// copy's answer, and every copy is observed. The caller records the others.
+    func tapped(_ request: HTTPRequest, template: String, intended: UInt64, sent: Sent,
+                copies: Int) async -> [Result<Exchanged, ExchangeFailure>] {
+        recorder.count("double_taps")
+        return await withTaskGroup(of: (Int, Result<Exchanged, ExchangeFailure>).self) { group in
+            for i in 0...copies {
+                group.addTask { (i, await self.exchange(request, template: template, intended: intended, sent: sent)) }
+            }
+            var all: [(Int, Result<Exchanged, ExchangeFailure>)] = []
+            for await r in group { all.append(r) }
+            return all.sorted { $0.0 < $1.0 }.map(\.1)
+        }
+    }
+
+    /// Records one exchange under its endpoint with the verdict on it: a 2xx the client could not
+    /// use is an error of its kind (`bad_json`, …), not a success.
+    func record<T>(_ name: String, intended: UInt64, outcome: Result<Exchanged, ExchangeFailure>, verdict: Result<T, APIError>) {
+        let template = RequestScope.endpointPrefix + name
+        switch outcome {
+        case let .success(r):
+            var code: String? = nil, message: String? = nil
+            if case let .failure(e) = verdict { code = e.code; message = e.message }
+            recorder.recordRequest(template, intended: intended, actual: r.actual, end: r.end, status: r.status,
+                                   errorCode: code, message: message, breakdown: r.response.timings,
+                                   isError: code != nil || r.status >= 400)
+        case let .failure(f):
+            // A transfer dropped by a kill is the app's doing, not the server's: not an HTTP error.
+            if f.error.kind == .aborted { recorder.count("aborted_requests"); return }
+            recorder.recordRequest(template, intended: intended, actual: f.actual, end: f.end, status: nil,
+                                   errorCode: f.error.kind.rawValue, message: ServerText.message(f.error.message),
+                                   breakdown: f.error.timings)
+        }
+    }
+}
+
+/// A transfer that produced no response, with when it started and ended.
+struct ExchangeFailure: Error, Sendable {
+    var error: HTTPError
+    var actual: UInt64
+    var end: UInt64
+}
+
+/// Holds the transfer of a call so that task cancellation can drop it.
+final class TransferHolder: @unchecked Sendable {
+    private let lock = Lock()
+    private var transfer: HTTPTransfer?
+    private var cancelled = false
+
+    func set(_ t: HTTPTransfer) {
+        lock.withLock {
+            transfer = t
+            if cancelled { t.cancel() }
+        }
+    }
+
+    func cancel() {
+        lock.withLock {
+            cancelled = true
+            transfer?.cancel()
+        }
+    }
+}

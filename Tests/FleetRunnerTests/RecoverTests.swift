@@ -1,0 +1,128 @@
+import Foundation
+import FleetMetrics
+import FleetRunner
+import XCTest
+
+/// A `kill -9` of `fleet run` halfway leaves a run folder that `fleet report --recover` turns into
+/// a report holding every window but the last (issue 16 §4).
+final class RecoverTests: XCTestCase {
+    typealias E2E = EndToEndTests
+
+    func testKillNineHalfwayRecoversEveryWindowButTheLast() throws {
+        let dir = try E2E.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = try RunBinaryTests.writeProfile("""
+        {"name": "hardstop", "seed": 9, "duration_s": 40, "grace_s": 5, "time_scale": 0.05,
+         "stack": {"newUserEntitlement": "active", "workers": 8, "assessmentMedianMs": 100},
+         "corpus": {"dir": "\(E2E.packageRoot.path)/audio-corpus"},
+         "think_times": {"default": {"type": "constant", "ms": 2000}},
+         "scenarios": [{"name": "open", "model": {"type": "constant-arrival-rate", "rate": 3, "duration_s": 40},
+                        "journeys": {"dailyQuest": 1}, "cohorts": {"subscriber": 1}}]}
+        """, in: dir)
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: E2E.fleetBinary)
+        p.arguments = ["run", "--profile", path, "--out", dir.path, "--history", dir.appendingPathComponent("h.sqlite").path]
+        p.currentDirectoryURL = E2E.packageRoot
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = FileHandle.nullDevice
+        let text = Locked<String>("")
+        let reader = Thread {
+            while true {
+                let d = out.fileHandleForReading.availableData
+                if d.isEmpty { break }
+                text.set(text.get() + String(decoding: d, as: UTF8.self))
+            }
+        }
+        try p.run()
+        reader.start()
+        defer { if p.isRunning { kill(p.processIdentifier, SIGKILL) } }
+        let ready = Date().addingTimeInterval(120)
+        while !text.get().contains("\nrun "), Date() < ready, p.isRunning { usleep(50_000) }
+        let started = Date()
+        let line = try XCTUnwrap(text.get().split(separator: "\n").first { $0.hasPrefix("run ") }, text.get())
+        let runId = String(line.dropFirst(4).prefix { $0 != ":" })
+        usleep(12_000_000)
+        XCTAssertTrue(p.isRunning, text.get())
+        kill(p.processIdentifier, SIGKILL)
+        let killedAfter = Date().timeIntervalSince(started)
+        p.waitUntilExit()
+        XCTAssertEqual(p.terminationReason, .uncaughtSignal)
+        // Its embedded stack (started with a config file named after the run's pid) stops by itself.
+        let marker = "fleet-stack-\(p.processIdentifier)-"
+        XCTAssertTrue(Self.processes(containing: marker).count <= 1, "one embedded stack at most")
+        let gone = Date().addingTimeInterval(5)
+        while !Self.processes(containing: marker).isEmpty, Date() < gone { usleep(100_000) }
+        XCTAssertEqual(Self.processes(containing: marker), [], "the embedded stack outlived the killed run")
+        let runDir = dir.appendingPathComponent(runId)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: runDir.appendingPathComponent("index.html").path),
+                       "a killed run writes no report of its own")
+
+        let recovered = try E2E.fleet(["report", "--recover", runDir.path])
+        XCTAssertEqual(recovered.status, 0, recovered.out + recovered.err)
+        let results = try RunBinaryTests.results(runDir)
+        let health = try XCTUnwrap(results["health"] as? [[String: Any]])
+        let windows = health.compactMap { ($0["window"] as? NSNumber)?.intValue }
+        // Windows 0 … k-1 closed before the kill at k ≈ 12 s; the stream holds all of them but
+        // (at most) the one that was open, and the monitor's one-second tick may lag by one more.
+        let closed = Int(killedAfter)
+        XCTAssertGreaterThanOrEqual(windows.max() ?? -1, closed - 2, "\(windows), killed after \(killedAfter) s")
+        XCTAssertLessThanOrEqual(windows.max() ?? 99, closed + 1)
+        let first = windows.min() ?? 99
+        XCTAssertLessThanOrEqual(first, 1, "\(windows)")
+        XCTAssertEqual(windows, Array(first...(windows.max() ?? first)), "no window missing in between")
+        let endpoints = try XCTUnwrap(results["endpoints"] as? [[String: Any]])
+        XCTAssertFalse(endpoints.isEmpty, "the requests measured before the kill are in the report")
+        let notes = (results["meta"] as? [String: Any])?["notes"] as? [String] ?? []
+        XCTAssertTrue(notes.contains { $0.hasPrefix("recovered:") }, "\(notes)")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: runDir.appendingPathComponent("index.html").path))
+    }
+
+    /// Pids whose command line contains `text`.
+    static func processes(containing text: String) -> [Int32] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap { Int32($0) }.filter { pid in
+            guard let d = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { return false }
+            return String(decoding: d.map { $0 == 0 ? 32 : $0 }, as: UTF8.self).contains(text)
+        }
+    }
+}
+
+/// The stream's lines: totals each time, each closed window once; recovery puts them together.
+final class ResultStreamTests: XCTestCase {
+    private func snapshot(windows: Int, requests: Int64) -> RunResults {
+        var r = RunResults(meta: RunMetadata(runId: "r", profile: "p", seed: 1, target: "t", startedAt: "s"))
+        var m = MetricResult(name: "settlement")
+        var h = Histogram()
+        for _ in 0..<requests { h.record(1000) }
+        m.corrected = h
+        m.windows = (0..<windows).map { MetricWindow(index: $0, corrected: h) }
+        r.metrics = [m]
+        r.health = (0..<windows).map { HealthSample(window: $0, activeUsers: 1, inFlight: 0, cpuSeconds: 0, rssBytes: 1) }
+        r.counters = ["requests": requests]
+        return r
+    }
+
+    func testEachWindowIsStreamedOnceAndATornLineIsSkipped() throws {
+        let dir = try E2E.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let stream = try ResultStream(directory: dir.path)
+        // Window 3 is open at the first append, window 5 at the second.
+        XCTAssertTrue(stream.append(snapshot(windows: 4, requests: 10), through: 2))
+        XCTAssertTrue(stream.append(snapshot(windows: 6, requests: 20), through: 4))
+        let lines = try String(contentsOfFile: stream.path, encoding: .utf8).split(separator: "\n")
+        XCTAssertEqual(lines.count, 2)
+        XCTAssertFalse(lines[1].contains("\"index\":0"), "a window already streamed is not written again")
+        // A kill in the middle of a third line.
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: stream.path))
+        handle.seekToEndOfFile()
+        handle.write(Data("{\"through\":5,\"totals\":{\"meta".utf8))
+        try handle.close()
+        let r = try ResultStream.recover(directory: dir.path)
+        XCTAssertEqual(r.counters["requests"], 20)
+        XCTAssertEqual(r.metrics.first?.windows.map(\.index), [0, 1, 2, 3, 4])
+        XCTAssertEqual(r.health.map(\.window), [0, 1, 2, 3, 4])
+    }
+
+    typealias E2E = EndToEndTests
+}
