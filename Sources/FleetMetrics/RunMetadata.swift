@@ -21,11 +21,19 @@ public struct RunMetadata: Sendable, Codable, Equatable {
     /// nil means the default of `generatorBehindReasons` (50 ms). Kept so that a re-rendered
     /// report judges the run by the same bound the run itself used.
     public var lagBoundMicros: Int64?
+    /// SHA-256 (hex) of the load the profile describes (everything but its description and the
+    /// embedded stack's settings, with the run's seed and duration): two runs compare like for
+    /// like only when these are equal. nil in runs recorded before it existed.
+    public var profileHash: String?
+    /// The profile's `regression.min_effect`: the smallest relative change a comparison calls
+    /// worse or better (nil: the default, 5 %).
+    public var minEffect: Double?
 
     public init(runId: String, profile: String, seed: UInt64, target: String, startedAt: String,
                 plannedDurationSeconds: Double = 0, actualDurationSeconds: Double = 0,
                 gitRevision: String = "unknown", thresholds: [ThresholdVerdict] = [],
-                notes: [String] = [], shards: Int = 1, lagBoundMicros: Int64? = nil) {
+                notes: [String] = [], shards: Int = 1, lagBoundMicros: Int64? = nil,
+                profileHash: String? = nil, minEffect: Double? = nil) {
         self.runId = runId
         self.profile = profile
         self.seed = seed
@@ -38,6 +46,8 @@ public struct RunMetadata: Sendable, Codable, Equatable {
         self.notes = notes
         self.shards = shards
         self.lagBoundMicros = lagBoundMicros
+        self.profileHash = profileHash
+        self.minEffect = minEffect
     }
 
     /// True when no threshold failed (a run without thresholds passes).
