@@ -1,3 +1,5 @@
+import FleetMetrics
+
 /// The CLI is a thin shell: each subcommand is one type in its own file that parses its arguments
 /// and calls a library. Process globals (stdout, exit, signals) are touched only in `main.swift`
 /// of the `fleet` executable and in `FleetCLI.main`, so that tests can run any command in memory.
@@ -21,18 +23,8 @@ public struct CommandIO: Sendable {
     }
 }
 
-/// Every exit code the bench can give, in one table (documented in the README).
-public enum ExitCode {
-    public static let success: Int32 = 0
-    /// A run or command failed for a reason that is not the user's input (target unreachable, I/O).
-    public static let failure: Int32 = 1
-    /// Bad input: a missing or invalid profile, flag, corpus or results file.
-    public static let usage: Int32 = 2
-    /// The run completed but at least one threshold failed.
-    public static let thresholdsFailed: Int32 = 99
-    /// The run was interrupted (Ctrl-C / SIGTERM); the report was still written.
-    public static let interrupted: Int32 = 130
-}
+/// The exit codes: FleetMetrics' one table (`ExitStatus`), under the name the commands use.
+public typealias ExitCode = ExitStatus
 
 /// A usage problem that names exactly what was wrong; reported as one line, exit 2.
 public struct UsageError: Error, CustomStringConvertible {

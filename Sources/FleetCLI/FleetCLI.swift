@@ -12,6 +12,7 @@ public enum FleetCLI {
             BlastCommand.self,
             StackCommand.self,
             ReportCommand.self,
+            CompareCommand.self,
             HistoryCommand.self,
             CorpusCommand.self,
             ProbeCommand.self,

@@ -1,12 +1,14 @@
 import Dispatch
 import FleetCore
 import FleetJourneys
+import FleetMetrics
 import FleetRunner
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// `fleet run --profile FILE [--target URL] [--out DIR] [--seed N] [--baseline RESULTS] [--history PATH]`
+/// `fleet run --profile FILE [--target URL] [--out DIR] [--seed N] [--baseline RESULTS|latest [--force]] [--history PATH]
+///  [--junit FILE] [--metrics-listen 127.0.0.1:PORT]`
 public enum RunCommand: FleetCommand {
     public static let name = "run"
     public static let summary = "run a profile's virtual users against a stack and write the report"
@@ -21,6 +23,8 @@ public enum RunCommand: FleetCommand {
         let history = try a.option("history")
         let duration = try a.doubleOption("duration")
         let allowRemote = a.flag("allow-remote")
+        let force = a.flag("force")
+        let junit = try a.option("junit")
         if !(try a.finish()).isEmpty { throw UsageError("unexpected argument '\(a.positional[0])'") }
 
         var profile: Profile
@@ -36,12 +40,18 @@ public enum RunCommand: FleetCommand {
             guard d > 0 else { throw UsageError("--duration: expected seconds > 0") }
             profile.durationS = d
         }
+        // A baseline file that cannot be read is bad input now, not after minutes of load.
+        if let b = baseline, b != "latest" {
+            do { _ = try RunResults.load(path: b) } catch { throw UsageError("--baseline: \(error)") }
+        }
         var options = RunOptions(profile: profile)
         options.target = target
         if let out { options.outDir = out }
         if let history { options.historyPath = history }
         options.baselinePath = baseline
         options.allowRemote = allowRemote
+        options.forceCompare = force
+        options.junitPath = junit
         options.progressEveryS = isatty(1) != 0 ? 1 : 5
 
         let corpusDir = profile.corpusDir

@@ -1,4 +1,5 @@
 import FleetMetrics
+import FleetStats
 import Foundation
 
 /// The self-contained `index.html` of a run: no network, no script, inline CSS and SVG.
@@ -11,6 +12,8 @@ struct HTMLReport {
     let results: RunResults
     let baseline: RunResults?
     let history: [HistoryRow]
+    /// The statistical comparison with `baseline` (nil without one).
+    var comparison: RunComparison? = nil
 
     func render() -> String {
         let m = results.meta

@@ -2,6 +2,7 @@ import Foundation
 import FleetCore
 import FleetMetrics
 import FleetReport
+import FleetStats
 
 /// Writes a finished run's report files and its history row, and says where they are.
 enum Reporting {
@@ -9,28 +10,50 @@ enum Reporting {
                       interrupted: Bool) throws -> RunOutcome {
         let dir = options.outDir + "/" + results.meta.runId
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        var baseline: RunResults?
-        if let b = options.baselinePath { baseline = try RunResults.load(path: b) }
+        var baselinePath = options.baselinePath == "latest" ? nil : options.baselinePath
         var history: [HistoryRow] = []
-        var historyStore: HistoryStore?
         do {
             let historyDir = (options.historyPath as NSString).deletingLastPathComponent
             if !historyDir.isEmpty { try FileManager.default.createDirectory(atPath: historyDir, withIntermediateDirectories: true) }
             let store = try HistoryStore(path: options.historyPath)
-            try store.append(results)
+            // `latest` is looked up before this run is recorded, so a run is never its own baseline.
+            if options.baselinePath == "latest" {
+                if let l = try store.latestResults(profile: results.meta.profile) {
+                    baselinePath = l.path
+                    say("baseline: latest run of profile \(results.meta.profile), \(l.runId)")
+                } else {
+                    say("baseline: no earlier run of profile \(results.meta.profile) in \(options.historyPath); nothing to compare")
+                }
+            }
+            try store.append(results, resultsPath: dir + "/results.json")
             history = try store.list(profile: results.meta.profile, limit: 20)
-            historyStore = store
         } catch {
             say("warning: run history not updated (\(options.historyPath): \(error))")
         }
-        _ = historyStore
-        let index = try ReportWriter.write(results, to: dir, baseline: baseline, history: history)
+        let baseline = try baselinePath.map { try RunResults.load(path: $0) }
+        var comparison: RunComparison?
+        if let baseline {
+            do {
+                comparison = try Comparer(minEffect: results.meta.minEffect ?? 0.05)
+                    .compare(base: baseline, new: results, force: options.forceCompare)
+            } catch {
+                say("baseline not compared: \(error)")
+            }
+        }
+        let index = try ReportWriter.write(results, to: dir, baseline: baseline, history: history, comparison: comparison)
         var lines = Summary.lines(results)
         for v in results.meta.thresholds where !v.passed { lines.append("threshold failed: \(v.message)") }
+        if let c = comparison {
+            lines.append(contentsOf: CompareText.summary(c))
+        }
         for line in lines { say(line) }
+        if let junit = options.junitPath {
+            try JUnitReport.write(JUnitReport.render(results, comparison: comparison), to: junit)
+            say("junit: \(junit)")
+        }
         say("report: \(index)")
-        let code: Int32
-        if interrupted { code = 130 } else if !results.meta.passed { code = 99 } else { code = 0 }
+        let code = ExitStatus.of(interrupted: interrupted, thresholdsFailed: !results.meta.passed,
+                                 regressed: comparison?.regressed ?? false)
         return RunOutcome(reportDir: dir, indexPath: index, exitCode: code, summaryLines: lines)
     }
 }

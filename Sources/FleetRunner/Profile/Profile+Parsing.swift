@@ -13,7 +13,13 @@ public struct ProfileError: Error, CustomStringConvertible {
 extension Profile {
     static let topLevel: Set<String> = ["name", "description", "seed", "duration_s", "grace_s", "target", "stack", "client",
                                         "corpus", "think_times", "probabilities", "time_scale", "network", "scenarios",
-                                        "thresholds", "max_lag_ms", "window_s", "max_rerecords", "debug"]
+                                        "thresholds", "max_lag_ms", "window_s", "max_rerecords", "debug", "regression"]
+
+    /// Keys that do not change the load a profile sends, left out of its hash: words, the
+    /// embedded stack's settings (the system under test, which an A/B comparison changes on
+    /// purpose), the target (compared on its own), the comparison's own settings, and the seed
+    /// and duration (hashed with the values the run used, after `--seed` / `--duration`).
+    static let unhashed: Set<String> = ["description", "stack", "target", "regression", "seed", "duration_s"]
 
     /// Reads and validates a profile file, reporting every problem at once.
     public static func load(path: String) throws(ProfileError) -> Profile {
@@ -107,6 +113,10 @@ extension Profile {
             let length = r.number(d, "stall_s", "debug", required: true, greaterThan: 0, atMost: 60)
             if let at, let length { debug = DebugHooks(stallAtS: at, stallS: length) }
         }
+        var minEffect = 0.05
+        if let g = r.object(o["regression"], "regression", known: ["min_effect"]) {
+            minEffect = r.number(g, "min_effect", "regression", atLeast: 0, atMost: 1) ?? minEffect
+        }
         if !r.issues.isEmpty { throw ProfileError(file: file, issues: r.issues) }
         var behaviour = Behaviour(thinkTimes: thinkTimes, defaultThinkTime: defaultThink, probabilities: probabilities,
                                   timeScale: timeScale, clipMix: clipMix, maxReRecords: maxReRecords)
@@ -118,7 +128,8 @@ extension Profile {
         return Profile(name: name, description: o["description"]?.string ?? "", seed: seed, durationS: duration, graceS: grace,
                        target: target, stack: o["stack"], client: client, corpusDir: corpusDir, behaviour: behaviour,
                        network: network, scenarios: scenarios, thresholds: thresholds, maxLagMs: maxLag, windowS: window,
-                       debug: debug)
+                       debug: debug, minEffect: minEffect,
+                       hashBasis: JSONValue.object(o.filter { !unhashed.contains($0.key) }).serialized())
     }
 
     static func parseScenarios(_ v: JSONValue?, durationS: Double, _ r: ProfileReader) -> [Scenario] {

@@ -26,6 +26,16 @@ public struct Profile: Sendable {
     public var windowS: Double
     /// Faults injected into the bench itself, to show that its numbers expose them (accuracy runs).
     public var debug: DebugHooks? = nil
+    /// `regression.min_effect`: the smallest relative change a baseline comparison calls worse (0.05).
+    public var minEffect = 0.05
+    /// The profile's load-defining JSON (sorted keys, see `unhashed`), the basis of `hash`.
+    public var hashBasis = ""
+
+    /// SHA-256 (hex) of the load this run sends: the profile's JSON without its description, stack
+    /// settings and target, plus the seed and duration in force. Equal hashes, like-for-like runs.
+    public var hash: String {
+        SHA256.hex(Array("\(hashBasis)|seed=\(seed)|duration_s=\(durationS)".utf8))
+    }
 }
 
 /// `"debug": {"stall_at_s": 5, "stall_s": 1}`: at `stall_at_s` into the run, every thread of the
