@@ -25,6 +25,7 @@ public enum RunCommand: FleetCommand {
         let allowRemote = a.flag("allow-remote")
         let force = a.flag("force")
         let junit = try a.option("junit")
+        let metricsListen = try a.option("metrics-listen")
         if !(try a.finish()).isEmpty { throw UsageError("unexpected argument '\(a.positional[0])'") }
 
         var profile: Profile
@@ -52,6 +53,7 @@ public enum RunCommand: FleetCommand {
         options.allowRemote = allowRemote
         options.forceCompare = force
         options.junitPath = junit
+        options.metricsListen = metricsListen
         options.progressEveryS = isatty(1) != 0 ? 1 : 5
 
         let corpusDir = profile.corpusDir

@@ -17,6 +17,8 @@ public struct RunOptions: Sendable {
     public var forceCompare = false
     /// Where to write the JUnit XML of thresholds and comparison verdicts (`--junit FILE`).
     public var junitPath: String?
+    /// `--metrics-listen 127.0.0.1:PORT`: serve live Prometheus metrics during the run.
+    public var metricsListen: String?
     /// Non-loopback targets are refused unless this is set (`--allow-remote`).
     public var allowRemote = false
     /// Seconds between progress lines (1 on a terminal, 5 otherwise).

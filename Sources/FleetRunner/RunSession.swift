@@ -3,6 +3,7 @@ import FleetCore
 import FleetHTTP
 import FleetJourneys
 import FleetMetrics
+import FleetReport
 
 /// One run from start to report: stack, engine, recorder, fleet, progress, stop, report.
 ///
@@ -82,6 +83,16 @@ public final class RunSession: @unchecked Sendable {
         let client = APIClient(settings: clientSettings, engine: engine, recorder: recorder)
         let world = FleetWorld(client: client, recorder: recorder, recordings: recordings, behaviour: profile.behaviour)
         let fleet = Fleet(profile: profile, world: world, control: control)
+        var metricsEndpoint: MetricsEndpoint?
+        if let listen = options.metricsListen {
+            let control = self.control
+            let e = try MetricsEndpoint(listen: listen, contentType: PrometheusText.contentType) {
+                PrometheusText.render(recorder.liveView(), activeUsers: control.activeUsers, inFlight: engine.inFlight)
+            }
+            metricsEndpoint = e
+            say("metrics: \(e.url)")
+        }
+        defer { metricsEndpoint?.stop() }
         let planned = profile.plannedDurationS
         let runId = Self.runId(profile: profile.name, wallMillis: startWall, seed: profile.seed)
         say("run \(runId): profile \(profile.name), seed \(profile.seed), target \(base), planned \(Int(planned)) s")
