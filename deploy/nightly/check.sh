@@ -18,6 +18,14 @@ fi
 
 echo "nightly check: manifests"
 "$venv/bin/kubernetes-validate" --strict deploy/nightly/cronjob.yaml
+# The checker must be able to say no: a CronJob with a misspelt field and a numeric schedule.
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+sed -e 's/concurrencyPolicy: Forbid/concurencyPolicy: Forbid/' -e 's/schedule: "0 2 \* \* \*"/schedule: 2/' \
+  deploy/nightly/cronjob.yaml > "$work/broken.yaml"
+if "$venv/bin/kubernetes-validate" --strict --quiet "$work/broken.yaml" >/dev/null 2>&1; then
+  echo "nightly check: kubernetes-validate accepted a broken CronJob" >&2; exit 1
+fi
 
 echo "nightly check: CI job definition"
 "$venv/bin/python" - deploy/nightly/ci-nightly.yml <<'PY'
@@ -28,8 +36,6 @@ assert any("bench/nightly.sh" in s.get("run", "") for s in steps), "no step runs
 print("  ok:", sys.argv[1], len(steps), "steps")
 PY
 
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
 fixtures=Tests/FleetReportTests/Fixtures
 set +e
 "$fleet" compare "$fixtures/baseline.json" "$fixtures/results.json" --junit "$work/regression.xml" >/dev/null
