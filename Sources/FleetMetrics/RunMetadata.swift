@@ -28,12 +28,14 @@ public struct RunMetadata: Sendable, Codable, Equatable {
     /// The profile's `regression.min_effect`: the smallest relative change a comparison calls
     /// worse or better (nil: the default, 5 %).
     public var minEffect: Double?
+    /// The profile's `regression.min_abs_ms`: the smallest absolute latency change that counts (nil: 10 ms).
+    public var minAbsoluteMs: Double?
 
     public init(runId: String, profile: String, seed: UInt64, target: String, startedAt: String,
                 plannedDurationSeconds: Double = 0, actualDurationSeconds: Double = 0,
                 gitRevision: String = "unknown", thresholds: [ThresholdVerdict] = [],
                 notes: [String] = [], shards: Int = 1, lagBoundMicros: Int64? = nil,
-                profileHash: String? = nil, minEffect: Double? = nil) {
+                profileHash: String? = nil, minEffect: Double? = nil, minAbsoluteMs: Double? = nil) {
         self.runId = runId
         self.profile = profile
         self.seed = seed
@@ -48,6 +50,7 @@ public struct RunMetadata: Sendable, Codable, Equatable {
         self.lagBoundMicros = lagBoundMicros
         self.profileHash = profileHash
         self.minEffect = minEffect
+        self.minAbsoluteMs = minAbsoluteMs
     }
 
     /// True when no threshold failed (a run without thresholds passes).

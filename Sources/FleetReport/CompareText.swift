@@ -27,7 +27,7 @@ public enum CompareText {
             }.joined(separator: "  ").trimmingCharacters(in: .whitespaces)
         }
         lines.append("throughput: \(String(format: "%.1f", c.baseRequestsPerSecond)) → \(String(format: "%.1f", c.newRequestsPerSecond)) requests/s (not judged)")
-        lines.append("* headline metric; intervals: \(Int(c.confidence * 100)) % block bootstrap of new/base; minimum effect \(pct(c.minEffect * 100)) %")
+        lines.append("* headline metric; intervals: \(Int(c.confidence * 100)) % block bootstrap of new/base; minimum effect \(pct(c.minEffect * 100)) % and \(pct(c.minAbsoluteMs)) ms")
         lines.append(contentsOf: summary(c))
         return lines.joined(separator: "\n")
     }

@@ -12,7 +12,7 @@ extension HTMLReport {
         guard let c = comparison else { return s + "</p>\n</section>\n" }
         s += "Each ratio is this run's percentile over the baseline's, with its \(Int(c.confidence * 100)) % interval from a "
         s += "block bootstrap over both runs' windows; a figure is <b>worse</b> or <b>better</b> only when the whole interval "
-        s += "lies beyond the minimum effect of \(Format.percent(c.minEffect)). Rates use a two-proportion test.</p>\n"
+        s += "lies beyond the minimum effect of \(Format.percent(c.minEffect)) and its near end is at least \(Format.duration(ms: c.minAbsoluteMs)) away. Rates use a two-proportion test.</p>\n"
         for w in c.warnings { s += "<p class=\"warning\">⚠ Not like for like: \(Format.html(w))</p>\n" }
         let regressions = c.regressions
         s += regressions.isEmpty ? "<p><b>No regression</b> on the headline metrics or rates.</p>\n"

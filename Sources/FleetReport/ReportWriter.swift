@@ -45,7 +45,7 @@ public enum ReportWriter {
     public static func renderHTML(_ results: RunResults, baseline: RunResults? = nil, history: [HistoryRow] = [],
                                   comparison: RunComparison? = nil) -> String {
         let c = comparison ?? baseline.flatMap { b in
-            try? Comparer(minEffect: results.meta.minEffect ?? 0.05).compare(base: b, new: results, force: true)
+            try? Comparer(minEffect: results.meta.minEffect ?? 0.05, minAbsoluteMs: results.meta.minAbsoluteMs ?? 10).compare(base: b, new: results, force: true)
         }
         return HTMLReport(results: results, baseline: baseline, history: history, comparison: c).render()
     }

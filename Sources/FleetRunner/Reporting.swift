@@ -34,7 +34,7 @@ enum Reporting {
         var comparison: RunComparison?
         if let baseline {
             do {
-                comparison = try Comparer(minEffect: results.meta.minEffect ?? 0.05)
+                comparison = try Comparer(minEffect: results.meta.minEffect ?? 0.05, minAbsoluteMs: results.meta.minAbsoluteMs ?? 10)
                     .compare(base: baseline, new: results, force: options.forceCompare)
             } catch {
                 say("baseline not compared: \(error)")

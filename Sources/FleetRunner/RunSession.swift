@@ -119,7 +119,7 @@ public final class RunSession: @unchecked Sendable {
                                target: stack == nil ? base : "embedded (\(base))", startedAt: RFC3339.format(millis: startWall),
                                plannedDurationSeconds: planned, actualDurationSeconds: actual, gitRevision: GitRevision.current(),
                                lagBoundMicros: Int64(profile.maxLagMs * 1000), profileHash: profile.hash,
-                               minEffect: profile.minEffect)
+                               minEffect: profile.minEffect, minAbsoluteMs: profile.minAbsoluteMs)
         if interrupted { meta.notes.append("interrupted: the run was stopped by a signal before its planned end") }
         if let d = profile.debug {
             meta.notes.append("debug: the generator was stalled on purpose for \(d.stallS) s at \(d.stallAtS) s (profile \"debug\")")

@@ -6,6 +6,10 @@ import FleetMetrics
 public struct Comparer: Sendable {
     /// The smallest relative change that counts (0.05 = 5 %), from the profile's `regression.min_effect`.
     public var minEffect: Double
+    /// The smallest absolute change of a latency that counts, ms (`regression.min_abs_ms`, default 10):
+    /// on a shared machine a sub-10 ms figure moves by a few ms between runs with the load of
+    /// other processes, and no user notices it.
+    public var minAbsoluteMs: Double
     public var bootstrap: BlockBootstrap
     /// A rate is worse only when its test's p-value is under this and the change is at least `minRateChange`.
     public var rateAlpha: Double
@@ -17,10 +21,11 @@ public struct Comparer: Sendable {
 
     public static let defaultHeadline = ["assessment_turnaround", "assessment_turnaround_server", "settlement"]
 
-    public init(minEffect: Double = 0.05, bootstrap: BlockBootstrap = BlockBootstrap(), rateAlpha: Double = 0.01,
+    public init(minEffect: Double = 0.05, minAbsoluteMs: Double = 10, bootstrap: BlockBootstrap = BlockBootstrap(), rateAlpha: Double = 0.01,
                 minRateChange: Double = 0.001, percentiles: [Double] = [50, 90, 99],
                 headline: [String] = Comparer.defaultHeadline) {
         self.minEffect = minEffect
+        self.minAbsoluteMs = minAbsoluteMs
         self.bootstrap = bootstrap
         self.rateAlpha = rateAlpha
         self.minRateChange = minRateChange
@@ -66,7 +71,7 @@ public struct Comparer: Sendable {
         if bj.started > 0 || nj.started > 0 {
             rates.append(rate("journey_completion", bj.completed, bj.started, nj.completed, nj.started, higherIsBetter: true))
         }
-        return RunComparison(baseRunId: base.meta.runId, newRunId: new.meta.runId, minEffect: minEffect,
+        return RunComparison(baseRunId: base.meta.runId, newRunId: new.meta.runId, minEffect: minEffect, minAbsoluteMs: minAbsoluteMs,
                              confidence: bootstrap.confidence, metrics: metrics, rates: rates,
                              baseRequestsPerSecond: Self.rps(base), newRequestsPerSecond: Self.rps(new), warnings: problems)
     }
@@ -80,17 +85,20 @@ public struct Comparer: Sendable {
         for (i, p) in percentiles.enumerated() where qb[i] > 0 {
             let iv = intervals?[i]
             rows.append(PercentileChange(percentile: p, baseMicros: qb[i], newMicros: qn[i], ratio: Double(qn[i]) / Double(qb[i]),
-                                         low: iv?.low, high: iv?.high, verdict: verdict(low: iv?.low, high: iv?.high)))
+                                         low: iv?.low, high: iv?.high,
+                                         verdict: verdict(low: iv?.low, high: iv?.high, baseMicros: qb[i])))
         }
         return MetricComparison(name: name, headline: headline, baseCount: b.corrected.count, newCount: n.corrected.count,
                                 percentiles: rows)
     }
 
-    /// Latency ratios: worse when the whole interval is above 1 + minEffect, better when below 1 - minEffect.
-    func verdict(low: Double?, high: Double?) -> ChangeVerdict {
+    /// Latency ratios: worse when the whole interval is above 1 + minEffect and its low end is at
+    /// least `minAbsoluteMs` slower than the baseline; better likewise below 1 - minEffect.
+    func verdict(low: Double?, high: Double?, baseMicros: Int64) -> ChangeVerdict {
         guard let low, let high else { return .same }
-        if low > 1 + minEffect { return .worse }
-        if high < 1 - minEffect { return .better }
+        let base = Double(baseMicros), floor = minAbsoluteMs * 1000
+        if low > 1 + minEffect && (low - 1) * base >= floor { return .worse }
+        if high < 1 - minEffect && (1 - high) * base >= floor { return .better }
         return .same
     }
 

@@ -44,6 +44,7 @@ public struct RunComparison: Sendable, Codable, Equatable {
     public var baseRunId: String
     public var newRunId: String
     public var minEffect: Double
+    public var minAbsoluteMs: Double
     public var confidence: Double
     public var metrics: [MetricComparison]
     public var rates: [RateComparison]

@@ -43,6 +43,17 @@ final class ComparerTests: XCTestCase {
         XCTAssertGreaterThan(strict.high ?? 0, 1, "\(strict)")
     }
 
+    func testAFewMillisecondsOnAFastFigureIsUnderTheAbsoluteFloor() throws {
+        // 2 ms → 3 ms is +50 % with a tight interval, but 1 ms: the same with the 10 ms floor.
+        let base = Synthetic.run(id: "a", seed: 21, medianMs: 2, sigma: 0.2)
+        let new = Synthetic.run(id: "b", seed: 22, medianMs: 3, sigma: 0.2)
+        let floored = try XCTUnwrap(Comparer().compare(base: base, new: new).metrics.first?.percentiles.first)
+        XCTAssertEqual(floored.verdict, .same, "\(floored)")
+        XCTAssertGreaterThan(floored.low ?? 0, 1.05, "the change itself is clear")
+        let strict = try XCTUnwrap(Comparer(minAbsoluteMs: 0).compare(base: base, new: new).metrics.first?.percentiles.first)
+        XCTAssertEqual(strict.verdict, .worse)
+    }
+
     func testDifferentProfileHashIsRefusedUnlessForced() throws {
         let a = Synthetic.run(id: "a", seed: 1, medianMs: 1000, hash: "aaaa")
         let b = Synthetic.run(id: "b", seed: 2, medianMs: 1000, hash: "bbbb")

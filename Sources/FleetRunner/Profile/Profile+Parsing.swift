@@ -113,9 +113,10 @@ extension Profile {
             let length = r.number(d, "stall_s", "debug", required: true, greaterThan: 0, atMost: 60)
             if let at, let length { debug = DebugHooks(stallAtS: at, stallS: length) }
         }
-        var minEffect = 0.05
-        if let g = r.object(o["regression"], "regression", known: ["min_effect"]) {
+        var minEffect = 0.05, minAbsoluteMs = 10.0
+        if let g = r.object(o["regression"], "regression", known: ["min_effect", "min_abs_ms"]) {
             minEffect = r.number(g, "min_effect", "regression", atLeast: 0, atMost: 1) ?? minEffect
+            minAbsoluteMs = r.number(g, "min_abs_ms", "regression", atLeast: 0) ?? minAbsoluteMs
         }
         if !r.issues.isEmpty { throw ProfileError(file: file, issues: r.issues) }
         var behaviour = Behaviour(thinkTimes: thinkTimes, defaultThinkTime: defaultThink, probabilities: probabilities,
@@ -128,7 +129,7 @@ extension Profile {
         return Profile(name: name, description: o["description"]?.string ?? "", seed: seed, durationS: duration, graceS: grace,
                        target: target, stack: o["stack"], client: client, corpusDir: corpusDir, behaviour: behaviour,
                        network: network, scenarios: scenarios, thresholds: thresholds, maxLagMs: maxLag, windowS: window,
-                       debug: debug, minEffect: minEffect,
+                       debug: debug, minEffect: minEffect, minAbsoluteMs: minAbsoluteMs,
                        hashBasis: JSONValue.object(o.filter { !unhashed.contains($0.key) }).serialized())
     }
 

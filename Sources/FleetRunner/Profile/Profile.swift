@@ -28,6 +28,8 @@ public struct Profile: Sendable {
     public var debug: DebugHooks? = nil
     /// `regression.min_effect`: the smallest relative change a baseline comparison calls worse (0.05).
     public var minEffect = 0.05
+    /// `regression.min_abs_ms`: the smallest absolute latency change a comparison calls worse (10 ms).
+    public var minAbsoluteMs = 10.0
     /// The profile's load-defining JSON (sorted keys, see `unhashed`), the basis of `hash`.
     public var hashBasis = ""
 
