@@ -89,21 +89,14 @@ public enum JUnitReport {
         return s + "</testsuites>\n"
     }
 
-    /// XML text and attribute escaping; characters XML 1.0 cannot hold at all are dropped.
+    /// XML text and attribute escaping: the HTML escaping (valid XML too), after dropping the
+    /// characters XML 1.0 cannot hold at all (control characters other than tab and line breaks).
     static func esc(_ s: String) -> String {
-        var out = ""
-        for u in s.unicodeScalars {
-            switch u {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&apos;"
-            case "\t", "\n", "\r": out.unicodeScalars.append(u)
-            default: if u.value >= 0x20 && u.value != 0xFFFE && u.value != 0xFFFF { out.unicodeScalars.append(u) }
-            }
+        var kept = String.UnicodeScalarView()
+        for u in s.unicodeScalars where u.value >= 0x20 || u == "\t" || u == "\n" || u == "\r" {
+            if u.value != 0xFFFE && u.value != 0xFFFF { kept.append(u) }
         }
-        return out
+        return Format.html(String(kept))
     }
 
     public static func write(_ xml: String, to path: String) throws {
