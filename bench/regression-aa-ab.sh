@@ -5,7 +5,7 @@
 #   A/B: after each of the first PAIRS_AB pairs, one run of bench/regression/b.json (+30 % assessment
 #        median, otherwise the same profile and hash) compared with the A run just before it, so the
 #        order is A A B A A B …: turnaround should be `worse`, settlement `same`.
-# Every run is bounded (40 s of arrivals + 15 s grace). The machine is shared: the load average is
+# Every run is bounded (48 s of arrivals + 12 s grace). The machine is shared: the load average is
 # recorded before every run.
 #   FLEET=.build/release/fleet PAIRS_AA=10 PAIRS_AB=3 WORK=/tmp/fleet-regression bench/regression-aa-ab.sh
 set -uo pipefail
