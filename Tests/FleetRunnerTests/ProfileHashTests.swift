@@ -21,6 +21,7 @@ final class ProfileHashTests: XCTestCase {
         XCTAssertNotEqual(shorter.hash, a.hash)
         XCTAssertNotEqual(try load("profiles/nightly.json").hash, a.hash)
         XCTAssertEqual(a.minEffect, 0.05)
+        XCTAssertEqual(a.minAbsoluteMs, 50)
     }
 
     func testMinEffectIsReadAndChecked() throws {
@@ -28,12 +29,15 @@ final class ProfileHashTests: XCTestCase {
         defer { try? FileManager.default.removeItem(at: dir) }
         let base = try String(contentsOf: EndToEndTests.packageRoot.appendingPathComponent("bench/regression/a.json"), encoding: .utf8)
         let good = dir.appendingPathComponent("good.json"), bad = dir.appendingPathComponent("bad.json")
-        try base.replacingOccurrences(of: "\"window_s\": 1,", with: "\"window_s\": 1, \"regression\": {\"min_effect\": 0.1},")
+        let setting = "\"regression\": { \"min_effect\": 0.05, \"min_abs_ms\": 50 }"
+        XCTAssertTrue(base.contains(setting))
+        try base.replacingOccurrences(of: setting, with: "\"regression\": {\"min_effect\": 0.1}")
             .write(to: good, atomically: true, encoding: .utf8)
-        try base.replacingOccurrences(of: "\"window_s\": 1,", with: "\"window_s\": 1, \"regression\": {\"min_effect\": 2, \"x\": 1},")
+        try base.replacingOccurrences(of: setting, with: "\"regression\": {\"min_effect\": 2, \"x\": 1}")
             .write(to: bad, atomically: true, encoding: .utf8)
         let p = try Profile.load(path: good.path)
         XCTAssertEqual(p.minEffect, 0.1)
+        XCTAssertEqual(p.minAbsoluteMs, 10, "the default floor")
         XCTAssertEqual(p.hash, try load("bench/regression/a.json").hash, "the comparison's own setting is not the load")
         XCTAssertThrowsError(try Profile.load(path: bad.path)) { e in
             let text = "\(e)"
