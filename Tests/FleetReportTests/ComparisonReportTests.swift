@@ -17,6 +17,13 @@ final class ComparisonReportTests: XCTestCase {
         // An interval is printed as "low – high" with three decimals, beside its ratio.
         XCTAssertNotNil(section.range(of: #"<td>1\.[0-9]{3}</td><td>1\.[0-9]{3} – [12]\.[0-9]{3}</td>"#, options: .regularExpression),
                         "ratio and interval cells")
+        // The headline cards carry the verdict and interval too, not a bare percentage.
+        let cardsStart = try XCTUnwrap(html.range(of: "<section id=\"cards\">"))
+        let cardsEnd = try XCTUnwrap(html.range(of: "</section>", range: cardsStart.upperBound..<html.endIndex))
+        let cards = String(html[cardsStart.lowerBound..<cardsEnd.lowerBound])
+        XCTAssertNotNil(cards.range(of: #"title="ratio to the baseline with its 95 % interval">[=▲▼] (same|worse|better) ×[0-9.]+ \[[0-9.]+, [0-9.]+\]"#,
+                                    options: .regularExpression), cards)
+        XCTAssertFalse(ReportWriter.renderHTML(slow).contains("ratio to the baseline"), "no baseline, no verdicts")
         let calm = ReportWriter.renderHTML(FixtureFeed.results(seed: 5, stall: false, seconds: 30), baseline: base)
         XCTAssertFalse(calm.contains("▲ worse"), "the same feed with another seed is not worse anywhere")
         XCTAssertTrue(calm.contains("<b>No regression</b>"))
