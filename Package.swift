@@ -3,6 +3,7 @@
 // Module graph (dependencies point one way, C never leaks past its wrapper):
 //   C libraries ─▶ FleetHTTP (libcurl) · FleetSQLite (sqlite3) · FleetAudio (libsndfile)
 //   FleetCore (clock, seeded RNG, SHA-256/HMAC) ◀─ everything
+//   FleetMetrics ◀─ FleetStats (comparison, change points) ◀─ FleetReport
 //   FleetMetrics ◀─ FleetClient ◀─ FleetCheck (invariants) ◀─ FleetJourneys ◀─ FleetRunner ◀─ FleetCLI ◀─ fleet
 //   FleetStack (reference stack) and FleetReport stand beside them; only FleetCLI sees all.
 import PackageDescription
@@ -29,16 +30,18 @@ let package = Package(
         .target(name: "FleetSQLite", dependencies: ["CSQLite"]),
         .target(name: "FleetAudio", dependencies: ["CSndfile", "FleetCore"]),
         .target(name: "FleetMetrics", dependencies: ["FleetCore"]),
+        // Statistics over results: run comparison with intervals, change points over history.
+        .target(name: "FleetStats", dependencies: ["FleetCore", "FleetMetrics"]),
         .target(name: "FleetStack", dependencies: ["FleetCore", "FleetSQLite", "FleetAudio"],
                 exclude: ["README.md"], resources: [.copy("Resources/articles.json")]),
         .target(name: "FleetClient", dependencies: ["FleetCore", "FleetHTTP", "FleetMetrics"]),
         .target(name: "FleetCheck", dependencies: ["FleetCore", "FleetClient", "FleetMetrics"]),
         .target(name: "FleetJourneys", dependencies: ["FleetCore", "FleetClient", "FleetCheck", "FleetAudio", "FleetMetrics"]),
-        .target(name: "FleetReport", dependencies: ["FleetCore", "FleetMetrics", "FleetSQLite"]),
+        .target(name: "FleetReport", dependencies: ["FleetCore", "FleetMetrics", "FleetStats", "FleetSQLite"]),
         .target(name: "FleetRunner", dependencies: ["FleetCore", "FleetHTTP", "FleetMetrics", "FleetClient",
-                                                    "FleetCheck", "FleetJourneys", "FleetAudio", "FleetReport"]),
+                                                    "FleetCheck", "FleetJourneys", "FleetAudio", "FleetReport", "FleetStats"]),
         .target(name: "FleetCLI", dependencies: ["FleetCore", "FleetHTTP", "FleetMetrics", "FleetAudio", "FleetJourneys",
-                                                 "FleetStack", "FleetRunner", "FleetReport"]),
+                                                 "FleetStack", "FleetRunner", "FleetReport", "FleetStats"]),
         .executableTarget(name: "fleet", dependencies: ["FleetCLI"]),
 
         // MARK: Tests: one target per module, against the real stack over loopback.
@@ -48,6 +51,7 @@ let package = Package(
         .testTarget(name: "FleetSQLiteTests", dependencies: ["FleetSQLite"]),
         .testTarget(name: "FleetAudioTests", dependencies: ["FleetAudio"]),
         .testTarget(name: "FleetMetricsTests", dependencies: ["FleetMetrics"]),
+        .testTarget(name: "FleetStatsTests", dependencies: ["FleetStats", "FleetMetrics", "FleetCore"]),
         .testTarget(name: "FleetStackTests", dependencies: ["FleetStack", "FleetHTTP", "FleetCore", "FleetAudio"]),
         .testTarget(name: "FleetReportTests", dependencies: ["FleetReport", "FleetMetrics"],
                     exclude: ["Fixtures"]),  // read through #filePath, not bundled

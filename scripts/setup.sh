@@ -22,6 +22,18 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
+# The offline checks of deploy/nightly (scripts/after-tests.sh) need kubernetes-validate (the
+# Kubernetes schemas, no cluster) and lxml (XML Schema validation of the JUnit output), from PyPI
+# into a venv under .build, installed only when missing.
+if [ "${1:-}" = "test" ]; then
+  venv=.build/check-venv
+  if ! { [ -x "$venv/bin/kubernetes-validate" ] && "$venv/bin/python" -c 'import lxml.etree, yaml' 2>/dev/null; }; then
+    echo "setup: installing kubernetes-validate and lxml into $venv"
+    python3 -m venv "$venv"
+    "$venv/bin/pip" install -q kubernetes-validate lxml
+  fi
+fi
+
 if ! command -v swift >/dev/null 2>&1; then
   if [ -x /opt/swift/usr/bin/swift ]; then
     echo "setup: swift is at /opt/swift/usr/bin; add it to PATH" >&2

@@ -22,7 +22,7 @@ public struct CommandIO: Sendable {
     }
 }
 
-/// Every exit code the bench can give, in one table (documented in the README).
+// Exit codes: FleetCore.ExitCode, the one table (documented in the README).
 
 /// A usage problem that names exactly what was wrong; reported as one line, exit 2.
 public struct UsageError: Error, CustomStringConvertible {

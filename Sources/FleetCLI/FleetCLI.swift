@@ -15,6 +15,7 @@ public enum FleetCLI {
             StackCommand.self,
             ReportCommand.self,
             MergeCommand.self,
+            CompareCommand.self,
             HistoryCommand.self,
             CorpusCommand.self,
             ProbeCommand.self,

@@ -35,7 +35,7 @@ enum MergeCommand: FleetCommand {
         let index = try ReportWriter.write(merged, to: out, baseline: baseline, history: trend)
         for line in lines(merged) { io.out(line) }
         io.out("report: \(index)")
-        return ExitCode.forRun(interrupted: false, violated: !merged.violations.isEmpty, thresholdFailed: !merged.meta.passed)
+        return ExitCode.of(interrupted: false, violated: !merged.violations.isEmpty, thresholdsFailed: !merged.meta.passed)
     }
 
     /// What the merge found, as the last lines of a run print it, and one line per shard.

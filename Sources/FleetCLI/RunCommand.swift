@@ -1,13 +1,14 @@
 import Dispatch
 import FleetCore
 import FleetJourneys
+import FleetMetrics
 import FleetRunner
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// `fleet run --profile FILE [--target URL] [--out DIR] [--seed N] [--baseline RESULTS] [--history PATH] [--bugs a,b]
-/// [--shard i/N] [--start-at RFC3339] [--source-address ADDR]`
+/// `fleet run --profile FILE [--target URL] [--out DIR] [--seed N] [--baseline RESULTS|latest [--force]] [--history PATH]
+///  [--junit FILE] [--metrics-listen 127.0.0.1:PORT] [--bugs a,b] [--shard i/N] [--start-at RFC3339] [--source-address ADDR]`
 public enum RunCommand: FleetCommand {
     public static let name = "run"
     public static let summary = "run a profile's virtual users against a stack and write the report"
@@ -26,6 +27,9 @@ public enum RunCommand: FleetCommand {
         let shardText = try a.option("shard")
         let startAt = try a.option("start-at")
         let sourceAddress = try a.option("source-address")
+        let force = a.flag("force")
+        let junit = try a.option("junit")
+        let metricsListen = try a.option("metrics-listen")
         if !(try a.finish()).isEmpty { throw UsageError("unexpected argument '\(a.positional[0])'") }
 
         // Overrides are applied to the profile's JSON, so that the run folder keeps the profile as
@@ -51,6 +55,10 @@ public enum RunCommand: FleetCommand {
         } catch let e as ProfileError {
             io.err(e.description)
             return ExitCode.usage
+        }
+        // A baseline file that cannot be read is bad input now, not after minutes of load.
+        if let b = baseline, b != "latest" {
+            do { _ = try RunResults.load(path: b) } catch { throw UsageError("--baseline: \(error)") }
         }
         var options = RunOptions(profile: profile)
         options.profileJSON = json
@@ -81,6 +89,9 @@ public enum RunCommand: FleetCommand {
         if let history { options.historyPath = history }
         options.baselinePath = baseline
         options.allowRemote = allowRemote
+        options.forceCompare = force
+        options.junitPath = junit
+        options.metricsListen = metricsListen
         options.progressEveryS = isatty(1) != 0 ? 1 : 5
 
         let corpusDir = profile.corpusDir

@@ -74,6 +74,9 @@ public final class FleetChecker: Sendable {
         return min(a, b)...max(a, b)
     }
 
+    /// Users the run checked.
+    public var userCount: Int { users.withLock { $0.count } }
+
     var allUsers: [UserChecker] { users.withLock { $0.values.sorted { $0.index < $1.index } } }
 
     // MARK: Traces

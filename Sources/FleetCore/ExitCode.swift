@@ -16,10 +16,10 @@ public enum ExitCode {
     public static let interrupted: Int32 = 130
 
     /// A finished run's status: interrupted first (the run did not finish), then 98, 99, 97.
-    public static func forRun(interrupted: Bool, violated: Bool, thresholdFailed: Bool, regressed: Bool = false) -> Int32 {
+    public static func of(interrupted: Bool, violated: Bool = false, thresholdsFailed: Bool, regressed: Bool = false) -> Int32 {
         if interrupted { return self.interrupted }
         if violated { return invariantViolated }
-        if thresholdFailed { return thresholdsFailed }
+        if thresholdsFailed { return self.thresholdsFailed }
         if regressed { return regression }
         return success
     }

@@ -180,6 +180,21 @@ public final class Recorder: @unchecked Sendable {
                           journeysFailed: journeysFailed)
     }
 
+    /// The whole-run totals so far without the per-window detail: what a metrics scrape shows.
+    /// Copies histograms (copy on write) under the lock; windows are not touched.
+    public func liveView() -> LiveView {
+        let now = MonotonicClock.now()
+        lock.lock(); defer { lock.unlock() }
+        return LiveView(
+            elapsedNanos: now &- Swift.min(now, startNanos),
+            metrics: metrics.values.map { ($0.name, $0.corrected) }.sorted { $0.0 < $1.0 },
+            requests: endpoints.values.flatMap { e in e.statuses.map { (e.name, $0.key < 0 ? "transport" : String($0.key), $0.value) } }
+                .sorted { ($0.0, $0.1) < ($1.0, $1.1) },
+            journeys: journeys.values.map { j in (j.journey, j.cohort, j.started, j.completed, j.abandoned, j.failed) }
+                .sorted { ($0.0, $0.1) < ($1.0, $1.1) },
+            counters: counters.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
+    }
+
     // MARK: Internals (call with the lock held)
 
     @inline(__always)

@@ -25,11 +25,21 @@ public struct RunMetadata: Sendable, Codable, Equatable {
     public var shard: ShardInfo?
     /// Set on merged results (`fleet merge`): each shard's generator, in shard order.
     public var shardRuns: [ShardSummary]?
+    /// SHA-256 (hex) of the load the profile describes (everything but its description and the
+    /// embedded stack's settings, with the run's seed and duration): two runs compare like for
+    /// like only when these are equal. nil in runs recorded before it existed.
+    public var profileHash: String?
+    /// The profile's `regression.min_effect`: the smallest relative change a comparison calls
+    /// worse or better (nil: the default, 5 %).
+    public var minEffect: Double?
+    /// The profile's `regression.min_abs_ms`: the smallest absolute latency change that counts (nil: 10 ms).
+    public var minAbsoluteMs: Double?
 
     public init(runId: String, profile: String, seed: UInt64, target: String, startedAt: String,
                 plannedDurationSeconds: Double = 0, actualDurationSeconds: Double = 0,
                 gitRevision: String = "unknown", thresholds: [ThresholdVerdict] = [],
-                notes: [String] = [], shards: Int = 1, lagBoundMicros: Int64? = nil) {
+                notes: [String] = [], shards: Int = 1, lagBoundMicros: Int64? = nil,
+                profileHash: String? = nil, minEffect: Double? = nil, minAbsoluteMs: Double? = nil) {
         self.runId = runId
         self.profile = profile
         self.seed = seed
@@ -42,6 +52,9 @@ public struct RunMetadata: Sendable, Codable, Equatable {
         self.notes = notes
         self.shards = shards
         self.lagBoundMicros = lagBoundMicros
+        self.profileHash = profileHash
+        self.minEffect = minEffect
+        self.minAbsoluteMs = minAbsoluteMs
     }
 
     /// True when no threshold failed (a run without thresholds passes).

@@ -47,3 +47,14 @@ public struct LiveTotals: Sendable, Equatable {
     public var journeysCompleted: Int64
     public var journeysFailed: Int64
 }
+
+/// A run's totals so far, for a live metrics endpoint (`Recorder.liveView()`).
+public struct LiveView: Sendable {
+    public var elapsedNanos: UInt64
+    /// Corrected whole-run histogram per journey metric (µs), by name.
+    public var metrics: [(name: String, histogram: Histogram)]
+    /// Requests per endpoint and status ("200", "transport").
+    public var requests: [(endpoint: String, status: String, count: Int64)]
+    public var journeys: [(journey: String, cohort: String, started: Int64, completed: Int64, abandoned: Int64, failed: Int64)]
+    public var counters: [(name: String, value: Int64)]
+}

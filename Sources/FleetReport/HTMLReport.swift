@@ -1,4 +1,5 @@
 import FleetMetrics
+import FleetStats
 import Foundation
 
 /// The self-contained `index.html` of a run: no network, no script, inline CSS and SVG.
@@ -11,6 +12,8 @@ struct HTMLReport {
     let results: RunResults
     let baseline: RunResults?
     let history: [HistoryRow]
+    /// The statistical comparison with `baseline` (nil without one).
+    var comparison: RunComparison? = nil
 
     func render() -> String {
         let m = results.meta
@@ -110,9 +113,9 @@ struct HTMLReport {
             } else {
                 let p = h.values(atPercentiles: [50, 99])
                 s += "<p class=\"big\"><span class=\"lbl\">p50</span> \(Format.duration(micros: p[0]))"
-                s += delta(Double(p[0]), b.flatMap { $0.isEmpty ? nil : Double($0.value(atPercentile: 50)) }) + "</p>"
+                s += (verdict(name, 50) ?? delta(Double(p[0]), b.flatMap { $0.isEmpty ? nil : Double($0.value(atPercentile: 50)) })) + "</p>"
                 s += "<p class=\"big\"><span class=\"lbl\">p99</span> \(Format.duration(micros: p[1]))"
-                s += delta(Double(p[1]), b.flatMap { $0.isEmpty ? nil : Double($0.value(atPercentile: 99)) }) + "</p>"
+                s += (verdict(name, 99) ?? delta(Double(p[1]), b.flatMap { $0.isEmpty ? nil : Double($0.value(atPercentile: 99)) })) + "</p>"
                 s += "<p class=\"sub\">\(Format.count(h.count)) samples · max \(Format.duration(micros: h.max))</p>"
             }
             s += "</div>"
@@ -130,6 +133,17 @@ struct HTMLReport {
         s += delta(Double(j.completed), baseline.map { Double(ReportFacts.journeyTotals($0).completed) }, higherIsWorse: false)
         s += "</p><p class=\"sub\">of \(Format.count(j.started)) started · \(Format.count(j.failed)) failed</p></div>"
         return s + "</div>\n</section>\n"
+    }
+
+    /// The comparison's verdict on one percentile of a metric, in words with its ratio and interval
+    /// (nil without a comparison, or when the metric was not compared).
+    func verdict(_ metric: String, _ percentile: Double) -> String? {
+        guard let p = comparison?.metrics.first(where: { $0.name == metric })?.percentiles.first(where: { $0.percentile == percentile })
+        else { return nil }
+        let arrow = p.verdict == .worse ? "▲" : p.verdict == .better ? "▼" : "="
+        let interval = p.low.map { String(format: " [%.2f, %.2f]", $0, p.high ?? $0) } ?? ""
+        return " <span class=\"delta \(p.verdict.rawValue)\" title=\"ratio to the baseline with its 95 % interval\">"
+            + "\(arrow) \(p.verdict.rawValue) ×\(String(format: "%.2f", p.ratio))\(interval)</span>"
     }
 
     /// A ` class="…"` attribute, or nothing when there is no class.

@@ -44,10 +44,13 @@ public final class HistoryStore {
         run_id TEXT NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE, metric TEXT NOT NULL,
         count INTEGER NOT NULL, p50_ms REAL, p90_ms REAL, p99_ms REAL, p99_9_ms REAL, max_ms REAL, mean_ms REAL,
         errors INTEGER NOT NULL, PRIMARY KEY (run_id, metric));
+    CREATE TABLE IF NOT EXISTS run_files (
+        run_id TEXT PRIMARY KEY REFERENCES runs(run_id) ON DELETE CASCADE, results_path TEXT NOT NULL);
     """
 
-    /// Records a run (replacing an earlier record of the same run id) with its summary metrics.
-    public func append(_ results: RunResults) throws {
+    /// Records a run (replacing an earlier record of the same run id) with its summary metrics and,
+    /// when given, where its `results.json` is (what `--baseline latest` compares with).
+    public func append(_ results: RunResults, resultsPath: String? = nil) throws {
         let row = HistoryRow(results: results)
         do {
             try db.transaction {
@@ -71,6 +74,10 @@ public final class HistoryStore {
                         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                         """, .text(row.runId), .text(name), .int(h.count), .double(p[0]), .double(p[1]), .double(p[2]),
                         .double(p[3]), .double(Double(h.max) / 1000), .double(h.mean / 1000), .int(errors))
+                }
+                try db.run("DELETE FROM run_files WHERE run_id = ?", .text(row.runId))
+                if let resultsPath {
+                    try db.run("INSERT INTO run_files (run_id, results_path) VALUES (?, ?)", .text(row.runId), .text(resultsPath))
                 }
             }
         } catch let e as SQLiteError {
@@ -114,6 +121,19 @@ public final class HistoryStore {
         } catch let e as SQLiteError {
             throw ReportError(path: path, problem: "cannot read history: \(e.description)")
         }
+    }
+
+    /// The results file of the newest run of `profile` that recorded one and whose file still
+    /// exists: the `latest` baseline. nil when there is none.
+    public func latestResults(profile: String) throws -> (runId: String, path: String)? {
+        let rows: [SQLiteRow]
+        do {
+            rows = try db.query("SELECT r.run_id, f.results_path FROM runs r JOIN run_files f ON f.run_id = r.run_id "
+                                + "WHERE r.profile = ? ORDER BY r.started_at DESC, r.rowid DESC LIMIT 50", .text(profile))
+        } catch let e as SQLiteError {
+            throw ReportError(path: path, problem: "cannot read history: \(e.description)")
+        }
+        return rows.lazy.map { ($0.text(0), $0.text(1)) }.first { FileManager.default.fileExists(atPath: $0.1) }
     }
 
     private static func real(_ v: Double?) -> SQLiteValue { v.map { .double($0) } ?? .null }

@@ -30,6 +30,8 @@ struct LineChart {
     var emptyMessage = "no data recorded"
     /// Whole-number x ticks only (run numbers).
     var integerX = false
+    /// Vertical marks at x values (change points in a trend), each with a label shown on hover and above the plot.
+    var marks: [(x: Double, label: String)] = []
 
     static let colours = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000"]
     static let dashes = ["", "7 3", "2 3", "9 3 2 3", "1 2", "12 5"]
@@ -66,6 +68,12 @@ struct LineChart {
         s += "<text class=\"axis\" x=\"\(f(left + plotW / 2))\" y=\"\(f(top + plotH + 34))\" text-anchor=\"middle\">\(Format.html(xLabel))</text>"
         s += "<text class=\"axis\" transform=\"translate(14 \(f(top + plotH / 2))) rotate(-90)\" text-anchor=\"middle\">\(Format.html(yLabel))</text>"
 
+        for m in marks where m.x.isFinite {
+            let x = xScale.pixel(m.x)
+            s += "<g class=\"mark\"><title>\(Format.html(m.label))</title><line x1=\"\(f(x))\" y1=\"\(f(top))\" x2=\"\(f(x))\" "
+                + "y2=\"\(f(top + plotH))\" stroke=\"#000\" stroke-width=\"1.4\" stroke-dasharray=\"4 3\"/>"
+            s += "<text class=\"tick\" x=\"\(f(x + 3))\" y=\"\(f(top + 11))\">\(Format.html(m.label))</text></g>"
+        }
         // Series: the line, then markers at up to ~24 evenly spread points.
         for (i, line) in series.enumerated() {
             let colour = Self.colours[i % Self.colours.count], dash = Self.dashes[i % Self.dashes.count]

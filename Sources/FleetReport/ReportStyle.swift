@@ -33,7 +33,7 @@ enum ReportStyle {
     td.name, td.msg, table.endpoints td:nth-child(9), .funnel td:last-child { white-space: normal; }
     .funnel th:last-child, .funnel td:last-child { text-align: left; }
     td.msg { max-width: 420px; overflow-wrap: anywhere; color: var(--muted); }
-    tr.fail td, td.bad { color: var(--bad); font-weight: 600; }
+    tr.fail td, td.bad, p.bad { color: var(--bad); font-weight: 600; } td.good { color: var(--good); font-weight: 600; }
     tr.pass td:first-child { color: var(--good); }
     tr.current td { background: #fffbe6; }
     .scroll { overflow-x: auto; }

@@ -1,4 +1,5 @@
 import FleetMetrics
+import FleetStats
 import Foundation
 
 /// Writes a run's report directory: `index.html`, the five CSV files and `results.json`.
@@ -10,7 +11,7 @@ public enum ReportWriter {
     /// `baseline` adds the comparison; `history` (earlier runs, oldest first) adds the trend.
     @discardableResult
     public static func write(_ results: RunResults, to directory: String, baseline: RunResults? = nil,
-                             history: [HistoryRow] = []) throws -> String {
+                             history: [HistoryRow] = [], comparison: RunComparison? = nil) throws -> String {
         let fm = FileManager.default
         do {
             try fm.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -25,7 +26,7 @@ public enum ReportWriter {
             ("journeys.csv", Data(CSVTables.journeys(results).utf8)),
             ("errors.csv", Data(CSVTables.errors(results).utf8)),
             ("violations.csv", Data(CSVTables.violations(results).utf8)),
-            ("index.html", Data(renderHTML(results, baseline: baseline, history: history).utf8)),
+            ("index.html", Data(renderHTML(results, baseline: baseline, history: history, comparison: comparison).utf8)),
         ]
         for (name, data) in contents {
             let path = (directory as NSString).appendingPathComponent(name)
@@ -40,8 +41,14 @@ public enum ReportWriter {
     }
 
     /// The HTML page alone (for tests and for callers that serve it themselves).
-    public static func renderHTML(_ results: RunResults, baseline: RunResults? = nil, history: [HistoryRow] = []) -> String {
-        HTMLReport(results: results, baseline: baseline, history: history).render()
+    /// Without a `comparison`, one is made from `baseline` (forced: a report shows what differs
+    /// instead of refusing, and says the runs are not like for like).
+    public static func renderHTML(_ results: RunResults, baseline: RunResults? = nil, history: [HistoryRow] = [],
+                                  comparison: RunComparison? = nil) -> String {
+        let c = comparison ?? baseline.flatMap { b in
+            try? Comparer(minEffect: results.meta.minEffect ?? 0.05, minAbsoluteMs: results.meta.minAbsoluteMs ?? 10).compare(base: b, new: results, force: true)
+        }
+        return HTMLReport(results: results, baseline: baseline, history: history, comparison: c).render()
     }
 }
 

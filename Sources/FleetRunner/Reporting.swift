@@ -2,6 +2,7 @@ import Foundation
 import FleetCore
 import FleetMetrics
 import FleetReport
+import FleetStats
 
 /// Writes a finished run's report files and its history row, and says where they are.
 enum Reporting {
@@ -9,19 +10,45 @@ enum Reporting {
                       interrupted: Bool, extras: (String) throws -> Void = { _ in }) throws -> RunOutcome {
         let dir = options.outDir + "/" + results.meta.runId
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        var baseline: RunResults?
-        if let b = options.baselinePath { baseline = try RunResults.load(path: b) }
         // A shard is a part of a run: its history row would be a fraction of the load (and N
         // pods writing one SQLite file on a shared volume is asking for trouble); the merged
         // run is recorded instead (`fleet merge --history`).
         let shard = results.meta.shard
+        var baselinePath = options.baselinePath == "latest" ? nil : options.baselinePath
         var history: [HistoryRow] = []
         if shard != nil {
             say("history: not recorded for a shard; `fleet merge … --history PATH` records the merged run")
         } else {
-            history = recordHistory(results, path: options.historyPath, say: say)
+            do {
+                let historyDir = (options.historyPath as NSString).deletingLastPathComponent
+                if !historyDir.isEmpty { try FileManager.default.createDirectory(atPath: historyDir, withIntermediateDirectories: true) }
+                let store = try HistoryStore(path: options.historyPath)
+                // `latest` is looked up before this run is recorded, so a run is never its own baseline.
+                if options.baselinePath == "latest" {
+                    if let l = try store.latestResults(profile: results.meta.profile) {
+                        baselinePath = l.path
+                        say("baseline: latest run of profile \(results.meta.profile), \(l.runId)")
+                    } else {
+                        say("baseline: no earlier run of profile \(results.meta.profile) in \(options.historyPath); nothing to compare")
+                    }
+                }
+                try store.append(results, resultsPath: dir + "/results.json")
+                history = try store.list(profile: results.meta.profile, limit: 20)
+            } catch {
+                say("warning: run history not updated (\(options.historyPath): \(error))")
+            }
         }
-        let index = try ReportWriter.write(results, to: dir, baseline: baseline, history: history)
+        let baseline = try baselinePath.map { try RunResults.load(path: $0) }
+        var comparison: RunComparison?
+        if let baseline {
+            do {
+                comparison = try Comparer(minEffect: results.meta.minEffect ?? 0.05, minAbsoluteMs: results.meta.minAbsoluteMs ?? 10)
+                    .compare(base: baseline, new: results, force: options.forceCompare)
+            } catch {
+                say("baseline not compared: \(error)")
+            }
+        }
+        let index = try ReportWriter.write(results, to: dir, baseline: baseline, history: history, comparison: comparison)
         try extras(dir)
         var lines = Summary.lines(results)
         if let shard {
@@ -34,11 +61,18 @@ enum Reporting {
             for v in results.meta.thresholds where !v.passed { lines.append("threshold failed: \(v.message)") }
         }
         lines += Summary.violationLines(results)
+        if let c = comparison {
+            lines.append(contentsOf: CompareText.summary(c))
+        }
         for line in lines { say(line) }
+        if let junit = options.junitPath {
+            try JUnitReport.write(JUnitReport.render(results, comparison: comparison), to: junit)
+            say("junit: \(junit)")
+        }
         say("report: \(index)")
         // A violation is a fact about the stack whichever shard saw it: it sets the shard's exit too.
-        let code = ExitCode.forRun(interrupted: interrupted, violated: !results.violations.isEmpty,
-                                   thresholdFailed: shard == nil && !results.meta.passed)
+        let code = ExitCode.of(interrupted: interrupted, violated: !results.violations.isEmpty,
+                               thresholdsFailed: shard == nil && !results.meta.passed, regressed: comparison?.regressed ?? false)
         return RunOutcome(reportDir: dir, indexPath: index, exitCode: code, summaryLines: lines)
     }
 

@@ -10,8 +10,15 @@ public struct RunOptions: Sendable {
     public var outDir = "reports"
     /// Run history database, relative to where the bench runs (`--history`).
     public var historyPath = "reports/history.sqlite"
-    /// Results of an earlier run to compare with in the report (`--baseline`).
+    /// Results of an earlier run to compare with (`--baseline FILE`), or `latest`: the newest run
+    /// of the same profile in the history.
     public var baselinePath: String?
+    /// Compare with a baseline of another profile hash or target (`--force`).
+    public var forceCompare = false
+    /// Where to write the JUnit XML of thresholds and comparison verdicts (`--junit FILE`).
+    public var junitPath: String?
+    /// `--metrics-listen 127.0.0.1:PORT`: serve live Prometheus metrics during the run.
+    public var metricsListen: String?
     /// Non-loopback targets are refused unless this is set (`--allow-remote`).
     public var allowRemote = false
     /// Seconds between progress lines (1 on a terminal, 5 otherwise).

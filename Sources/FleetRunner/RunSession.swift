@@ -5,6 +5,7 @@ import FleetCore
 import FleetHTTP
 import FleetJourneys
 import FleetMetrics
+import FleetReport
 
 /// One run from start to report: stack, engine, recorder, fleet, progress, stop, report.
 ///
@@ -95,6 +96,16 @@ public final class RunSession: @unchecked Sendable {
         let world = FleetWorld(client: client, recorder: recorder, recordings: recordings, behaviour: profile.behaviour,
                                checker: checker)
         let fleet = Fleet(profile: profile, world: world, control: control, shard: shard)
+        var metricsEndpoint: MetricsEndpoint?
+        if let listen = options.metricsListen {
+            let control = self.control
+            let e = try MetricsEndpoint(listen: listen, contentType: PrometheusText.contentType) {
+                PrometheusText.render(recorder.liveView(), activeUsers: control.activeUsers, inFlight: engine.inFlight)
+            }
+            metricsEndpoint = e
+            say("metrics: \(e.url)")
+        }
+        defer { metricsEndpoint?.stop() }
         let planned = profile.plannedDurationS
         // Shards started at one barrier share the time part, so their folders sort together.
         let runId = Self.runId(profile: profile.name, wallMillis: options.startAtMillis ?? startWall, seed: profile.seed)
@@ -108,7 +119,8 @@ public final class RunSession: @unchecked Sendable {
             RunMetadata(runId: runId, profile: profile.name, seed: profile.seed, target: target,
                         startedAt: RFC3339.format(millis: startWall), plannedDurationSeconds: planned,
                         actualDurationSeconds: actual, gitRevision: git,
-                        lagBoundMicros: Int64(profile.maxLagMs * 1000))
+                        lagBoundMicros: Int64(profile.maxLagMs * 1000), profileHash: profile.hash,
+                        minEffect: profile.minEffect, minAbsoluteMs: profile.minAbsoluteMs)
         }
         // Streamed as windows close, so that a hard stop loses at most the last one.
         let stream: ResultStream?
@@ -152,6 +164,7 @@ public final class RunSession: @unchecked Sendable {
         if let checker {
             if interrupted { auditNotes.append("audit: skipped (the run was interrupted); attempts left in flight were not polled") }
             else { await checker.audit(client: client, say: say) }
+            recorder.count("checked_users", Int64(checker.userCount))
         }
         monitor.cancel()
         sampleHealth(recorder: recorder, engine: engine)

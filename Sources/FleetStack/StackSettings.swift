@@ -77,6 +77,10 @@ public struct StackSettings: Sendable, Codable, Equatable {
     /// `supported_ui_locales`); false plays a server whose config lacks them, so that clients
     /// fall back to their bundled default.
     public var configListsLanguages = true
+    /// The poll policy `GET /config` tells apps (ms): a finer one lets a benchmark see small
+    /// changes in assessment time that the default 2 s first poll would round away.
+    public var pollInitialMs = 2_000.0
+    public var pollMaxMs = 5_000.0
     /// Injected faults by route template (`"GET /home"`, `"POST /sessions/{id}/complete"`, or `"*"`).
     public var faults: [String: RouteFault] = [:]
 
@@ -88,7 +92,7 @@ public struct StackSettings: Sendable, Codable, Equatable {
         case accessTokenLifetimeS, sandboxKey, newUserEntitlement, minAppVersion, uploadURLLifetimeS, seed
         case maxUploadBytes, maxJSONBodyBytes, retryableFailureFraction, exemplarDelayMs, planDelayMs, gracePeriodS
         case sandboxTimeScale, audioRetentionS, rateLimitPerSecond, rateLimitBurst, bugs, lostSubmitFraction, faults
-        case verdictCache, practiceLanguages, uiLocales, configListsLanguages
+        case verdictCache, practiceLanguages, uiLocales, configListsLanguages, pollInitialMs, pollMaxMs
     }
 
     /// The named bugs the stack knows.
@@ -135,6 +139,8 @@ public struct StackSettings: Sendable, Codable, Equatable {
         practiceLanguages = try c.decodeIfPresent([String].self, forKey: .practiceLanguages) ?? d.practiceLanguages
         uiLocales = try c.decodeIfPresent([String].self, forKey: .uiLocales) ?? d.uiLocales
         configListsLanguages = try c.decodeIfPresent(Bool.self, forKey: .configListsLanguages) ?? d.configListsLanguages
+        pollInitialMs = try c.decodeIfPresent(Double.self, forKey: .pollInitialMs) ?? d.pollInitialMs
+        pollMaxMs = try c.decodeIfPresent(Double.self, forKey: .pollMaxMs) ?? d.pollMaxMs
     }
 
     /// Reads settings from a JSON file; errors name the file and the offending key.
@@ -166,6 +172,8 @@ public struct StackSettings: Sendable, Codable, Equatable {
         try need((1...1_024).contains(workers), "workers", "1…1024")
         try need(assessmentMedianMs >= 0 && assessmentMedianMs <= 600_000, "assessmentMedianMs", "0…600000")
         try need(assessmentSigma >= 0 && assessmentSigma <= 5, "assessmentSigma", "0…5")
+        try need(pollInitialMs >= 10 && pollInitialMs <= 60_000, "pollInitialMs", "10…60000")
+        try need(pollMaxMs >= pollInitialMs && pollMaxMs <= 60_000, "pollMaxMs", "pollInitialMs…60000")
         try need(maxQueue >= 0, "maxQueue", "≥ 0")
         for (name, v) in [("transcribingMedianMs", transcribingMedianMs), ("assessingMedianMs", assessingMedianMs)] {
             try need((v ?? 0) >= 0 && (v ?? 0) <= 600_000, name, "0…600000")

@@ -24,7 +24,8 @@ final class BugHuntBinaryTests: XCTestCase {
         let dir = try E2E.tempDir()
         defer { try? FileManager.default.removeItem(at: dir) }
         let path = try profile(in: dir)
-        let run = try E2E.fleet(["run", "--profile", path, "--bugs", "settle-race", "--out", dir.path,
+        let junit = dir.appendingPathComponent("junit.xml")
+        let run = try E2E.fleet(["run", "--profile", path, "--bugs", "settle-race", "--out", dir.path, "--junit", junit.path,
                                  "--history", dir.appendingPathComponent("h.sqlite").path])
         XCTAssertEqual(run.status, 98, "stdout:\n\(run.out)\nstderr:\n\(run.err)")
         let report = try XCTUnwrap(RunBinaryTests.reportDir(in: run.out), run.out)
@@ -40,6 +41,10 @@ final class BugHuntBinaryTests: XCTestCase {
         XCTAssertFalse(trace.contains("\"access_token\":\"t"), trace)
         let results = try RunBinaryTests.results(report)
         XCTAssertEqual((results["violations"] as? [[String: Any]])?.count, lines.count - 1)
+        let xml = try String(contentsOf: junit, encoding: .utf8)
+        XCTAssertTrue(xml.contains("<testsuite name=\"invariants\""), xml)
+        XCTAssertTrue(xml.contains("<testcase name=\"one_settlement_per_session\" classname=\"fleet.invariants\""), xml)
+        XCTAssertEqual(xml.components(separatedBy: "classname=\"fleet.invariants\"").count - 1, 8, "one case per invariant")
         let html = try String(contentsOf: report.appendingPathComponent("index.html"), encoding: .utf8)
         XCTAssertTrue(html.contains("<section id=\"invariants\">"))
 

@@ -13,7 +13,13 @@ public struct ProfileError: Error, CustomStringConvertible {
 extension Profile {
     static let topLevel: Set<String> = ["name", "description", "seed", "duration_s", "grace_s", "target", "stack", "client",
                                         "corpus", "think_times", "probabilities", "time_scale", "network", "scenarios",
-                                        "thresholds", "max_lag_ms", "window_s", "max_rerecords", "debug", "checks"]
+                                        "thresholds", "max_lag_ms", "window_s", "max_rerecords", "debug", "checks", "regression"]
+
+    /// Keys that do not change the load a profile sends, left out of its hash: words, the
+    /// embedded stack's settings (the system under test, which an A/B comparison changes on
+    /// purpose), how invariants are checked, the target (compared on its own), the comparison's own settings, and the seed
+    /// and duration (hashed with the values the run used, after `--seed` / `--duration`).
+    static let unhashed: Set<String> = ["description", "stack", "target", "regression", "checks", "seed", "duration_s"]
 
     /// Reads and validates a profile file, reporting every problem at once.
     public static func load(path: String) throws(ProfileError) -> Profile {
@@ -124,6 +130,11 @@ extension Profile {
             if let at, let length { debug = DebugHooks(stallAtS: at, stallS: length) }
         }
         let checks = parseChecks(o["checks"], r)
+        var minEffect = 0.05, minAbsoluteMs = 10.0
+        if let g = r.object(o["regression"], "regression", known: ["min_effect", "min_abs_ms"]) {
+            minEffect = r.number(g, "min_effect", "regression", atLeast: 0, atMost: 1) ?? minEffect
+            minAbsoluteMs = r.number(g, "min_abs_ms", "regression", atLeast: 0) ?? minAbsoluteMs
+        }
         if !r.issues.isEmpty { throw ProfileError(file: file, issues: r.issues) }
         var behaviour = Behaviour(thinkTimes: thinkTimes, defaultThinkTime: defaultThink, probabilities: probabilities,
                                   timeScale: timeScale, clipMix: clipMix, maxReRecords: maxReRecords)
@@ -135,7 +146,8 @@ extension Profile {
         return Profile(name: name, description: o["description"]?.string ?? "", seed: seed, durationS: duration, graceS: grace,
                        target: target, stack: o["stack"], client: client, corpusDir: corpusDir, behaviour: behaviour,
                        network: network, scenarios: scenarios, thresholds: thresholds, maxLagMs: maxLag, windowS: window,
-                       debug: debug, checks: checks)
+                       debug: debug, checks: checks, minEffect: minEffect, minAbsoluteMs: minAbsoluteMs,
+                       hashBasis: JSONValue.object(o.filter { !unhashed.contains($0.key) }).serialized())
     }
 
     static func parseScenarios(_ v: JSONValue?, durationS: Double, _ r: ProfileReader) -> [Scenario] {

@@ -30,6 +30,18 @@ public struct Profile: Sendable {
     public var debug: DebugHooks? = nil
     /// Invariant checking (on by default): trace ring, audit bounds, clock-skew tolerance.
     public var checks = CheckSettings()
+    /// `regression.min_effect`: the smallest relative change a baseline comparison calls worse (0.05).
+    public var minEffect = 0.05
+    /// `regression.min_abs_ms`: the smallest absolute latency change a comparison calls worse (10 ms).
+    public var minAbsoluteMs = 10.0
+    /// The profile's load-defining JSON (sorted keys, see `unhashed`), the basis of `hash`.
+    public var hashBasis = ""
+
+    /// SHA-256 (hex) of the load this run sends: the profile's JSON without its description, stack
+    /// settings and target, plus the seed and duration in force. Equal hashes, like-for-like runs.
+    public var hash: String {
+        SHA256.hex(Array("\(hashBasis)|seed=\(seed)|duration_s=\(durationS)".utf8))
+    }
 }
 
 /// `"debug": {"stall_at_s": 5, "stall_s": 1}`: at `stall_at_s` into the run, every thread of the

@@ -15,7 +15,7 @@ enum ThresholdMetrics {
     static let aggregates: Set<String> = ["http", "http_errors", "http_requests", "http_reqs"]
     /// Counters; `users_started:` and `dropped_arrivals:` are also kept per scenario name.
     static let counters: Set<String> = ["dropped_arrivals", "app_kills", "uploads_cut", "retries", "aborted_requests",
-                                        "unlock_hint_toasts", "unlock_hint_missing", "double_taps"]
+                                        "unlock_hint_toasts", "unlock_hint_missing", "double_taps", "checked_users"]
     static let perScenarioCounters = ["users_started:", "dropped_arrivals:"]
 
     /// Whether `metric` names something a run of these scenarios records.

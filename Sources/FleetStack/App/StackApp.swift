@@ -200,7 +200,7 @@ final class StackApp: ServerHandler, @unchecked Sendable {
     static func configJSON(_ s: StackSettings) -> JSONValue {
         var config: [String: JSONValue] = [
             "min_app_version": .string(s.minAppVersion),
-            "poll": ["initial_ms": 2000, "max_ms": 5000, "give_up_ms": 120_000],
+            "poll": ["initial_ms": .number(s.pollInitialMs), "max_ms": .number(s.pollMaxMs), "give_up_ms": 120_000],
             "limits": ["max_recording_s": 90, "max_upload_bytes": .number(Double(s.maxUploadBytes))],
             "flags": .object([:]),
         ]
