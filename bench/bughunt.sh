@@ -4,6 +4,7 @@
 # reproduced by `fleet replay` (exit 98); with every bug off, N runs of bughunt.json and M of
 # chaos.json (faults on) report no violation. Loopback only (the embedded stack); every run is
 # bounded by its profile. Usage: bench/bughunt.sh [FLEET_BINARY] [CLEAN_RUNS] [CHAOS_RUNS]
+# (BUGS="" skips the bug runs; BUGS="settle-race lost-submit" runs those only.)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 fleet=${1:-.build/release/fleet}
@@ -15,7 +16,7 @@ declare -A expect=([settle-race]=one_settlement_per_session [dup-transaction]=tr
                    [streak-utc]=streak_once_per_local_day [lost-submit]=one_terminal_status [stale-resume]=resume_in_progress)
 echo "| bug | run exit | violations (invariant: count) | expected invariant caught | first user | replay exit | replay try | run s | replay s |"
 echo "|---|---|---|---|---|---|---|---|---|"
-for bug in settle-race dup-transaction streak-utc lost-submit stale-resume; do
+for bug in ${BUGS-settle-race dup-transaction streak-utc lost-submit stale-resume}; do
   t0=$(date +%s)
   "$fleet" run --profile profiles/bughunt.json --bugs "$bug" --out "$out/$bug" --history "$out/h.sqlite" > "$out/$bug.log" 2>&1
   rc=$?
