@@ -44,6 +44,13 @@ public final class ArrivalDriver: Sendable {
         control.spawn { await self.walk(index, intended); self.alive.add(-1) }
     }
 
+    /// Open models whose users come back (`population`): the index names the user and visit.
+    public func launch(intended: UInt64, index: Int) {
+        alive.add(1)
+        recorder.count("users_started:" + scenarioName)
+        control.spawn { await self.walk(index, intended); self.alive.add(-1) }
+    }
+
     /// Closed models: runs a new user's journey to its end.
     public func runOne(intended: UInt64) async {
         let index = begin()

@@ -11,6 +11,8 @@ public final class Fleet: Sendable {
     public let profile: Profile
     public let world: FleetWorld
     public let control: RunControl
+    /// Devices of a population's returning users (their later visits reuse them).
+    let returning = ReturningDevices()
 
     public init(profile: Profile, world: FleetWorld, control: RunControl) {
         self.profile = profile
@@ -71,9 +73,15 @@ public final class Fleet: Sendable {
         let stream = Self.stream(scenario: s, local: local)
         var pick = SeededRandom(seed: profile.seed ^ 0x5EED_C0DE, stream: stream)
         // Without `journeys` in the scenario each cohort walks its default mix.
-        let (journeyName, cohort) = Population.pick(journeys: scenario.journeys, cohorts: scenario.cohorts, random: &pick)
+        var (journeyName, cohort) = Population.pick(journeys: scenario.journeys, cohorts: scenario.cohorts, random: &pick)
+        var identity = UserIdentity.make(&pick)
+        // A population's visit: the user's own traits, and its device again when it comes back.
+        let lease = populationLease(scenario: scenario, local: local, random: &pick)
+        if let lease {
+            guard let l = lease.value else { world.recorder.count("population_visits_skipped_busy"); return Int(stream) }
+            (journeyName, cohort, identity) = (l.journey, l.cohort, l.device.credentials)
+        }
         let journey = JourneyCatalog.all[journeyName]!
-        let identity = UserIdentity.make(&pick)
         // A replay against a stack that already met this install makes it a new user again (same decisions).
         if let installSuffix { identity.installId += installSuffix }
         let amp = scenario.amplifiers
@@ -86,20 +94,24 @@ public final class Fleet: Sendable {
         }
         let twin = amp.twinDevice > 0 && pick.chance(amp.twinDevice)
         let checker = world.checker?.user(Int(stream), scenario: scenario.name, journey: journeyName, credentials: identity)
-        func makeUser(_ credentials: Credentials, stream offset: UInt64) -> VirtualUser {
-            let u = VirtualUser(index: Int(stream), seed: profile.seed ^ offset, world: world, device: Device(credentials: credentials),
+        func makeUser(_ credentials: Credentials, stream offset: UInt64, device: Device? = nil) -> VirtualUser {
+            let u = VirtualUser(index: Int(stream), seed: profile.seed ^ offset, world: world, device: device ?? Device(credentials: credentials),
                                 cohort: cohort, start: intended)
             u.checker = checker
             u.amplifiers = amp
             return u
         }
-        let user = makeUser(identity, stream: 0)
+        let user = makeUser(identity, stream: 0, device: lease?.value?.device)
+        defer { if let l = lease?.value { returning.giveBack(l.user, user.device) } }
         world.recorder.recordLatency("user_start", intended: intended, actual: MonotonicClock.now(), end: MonotonicClock.now())
         await RequestScope.$observer.withValue(checker) {
             await RequestScope.$taps.withValue(amp.tapPolicy) {
                 // The cohort's starting state, reached through the API and recorded apart (`warmup:`);
                 // a user whose warm-up failed does not walk its journey from a wrong state.
-                guard await Population.prepare(user) else { return }
+                // A returning visit is already in its cohort's state: no warm-up again.
+                if lease?.value?.returning != true {
+                    guard await Population.prepare(user) else { return }
+                }
                 // Shadows replay the user's own decisions (same seed); a twin has decisions of its own.
                 var others = (0..<shadows).map { _ -> VirtualUser in
                     let o = makeUser(identity.sameInstall(), stream: 0)

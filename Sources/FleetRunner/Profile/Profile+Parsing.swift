@@ -13,7 +13,8 @@ public struct ProfileError: Error, CustomStringConvertible {
 extension Profile {
     static let topLevel: Set<String> = ["name", "description", "seed", "duration_s", "grace_s", "target", "stack", "client",
                                         "corpus", "think_times", "probabilities", "time_scale", "network", "scenarios",
-                                        "thresholds", "max_lag_ms", "window_s", "max_rerecords", "debug", "checks"]
+                                        "thresholds", "max_lag_ms", "window_s", "max_rerecords", "debug", "checks",
+                                        "population", "capacity"]
 
     /// Reads and validates a profile file, reporting every problem at once.
     public static func load(path: String) throws(ProfileError) -> Profile {
@@ -113,6 +114,9 @@ extension Profile {
             if let at, let length { debug = DebugHooks(stallAtS: at, stallS: length) }
         }
         let checks = parseChecks(o["checks"], r)
+        let population = PopulationSpec.parse(o["population"], r)
+        let capacity = CapacitySettings.parse(o["capacity"], profileMaxLagMs: maxLag, r)
+        let popScenarios = attachPopulation(population, seed: seed, to: scenarios, r)
         if !r.issues.isEmpty { throw ProfileError(file: file, issues: r.issues) }
         var behaviour = Behaviour(thinkTimes: thinkTimes, defaultThinkTime: defaultThink, probabilities: probabilities,
                                   timeScale: timeScale, clipMix: clipMix, maxReRecords: maxReRecords)
@@ -123,8 +127,8 @@ extension Profile {
         behaviour.relaunchDelay = network.relaunch
         return Profile(name: name, description: o["description"]?.string ?? "", seed: seed, durationS: duration, graceS: grace,
                        target: target, stack: o["stack"], client: client, corpusDir: corpusDir, behaviour: behaviour,
-                       network: network, scenarios: scenarios, thresholds: thresholds, maxLagMs: maxLag, windowS: window,
-                       debug: debug, checks: checks)
+                       network: network, scenarios: popScenarios, thresholds: thresholds, maxLagMs: maxLag, windowS: window,
+                       debug: debug, checks: checks, population: population, capacity: capacity)
     }
 
     static func parseScenarios(_ v: JSONValue?, durationS: Double, _ r: ProfileReader) -> [Scenario] {

@@ -30,6 +30,9 @@ public struct Profile: Sendable {
     public var debug: DebugHooks? = nil
     /// Invariant checking (on by default): trace ring, audit bounds, clock-skew tolerance.
     public var checks = CheckSettings()
+    /// Daily active users and when they come (`population`), and how `fleet capacity` searches (`capacity`).
+    public var population: PopulationSpec? = nil
+    public var capacity: CapacitySettings? = nil
 }
 
 /// `"debug": {"stall_at_s": 5, "stall_s": 1}`: at `stall_at_s` into the run, every thread of the
