@@ -87,6 +87,7 @@ public final class RunSession: @unchecked Sendable {
         let planned = profile.plannedDurationS
         let runId = Self.runId(profile: profile.name, wallMillis: startWall, seed: profile.seed)
         say("run \(runId): profile \(profile.name), seed \(profile.seed), target \(base), planned \(Int(planned)) s")
+        for line in profile.populationLines() { say(line) }
 
         let monitor = Task { await self.monitor(recorder: recorder, engine: engine, planned: planned) }
         let stall = profile.debug.map { GeneratorStall.schedule($0, start: start, say: say) }
@@ -132,6 +133,7 @@ public final class RunSession: @unchecked Sendable {
         var snapshot = recorder.snapshot(meta)
         snapshot.violations = violations
         let results = Verdict.apply(profile: profile, to: snapshot)
+        for line in profile.populationLines(after: results) { say(line) }
         return try Reporting.write(results, options: options, say: say, interrupted: interrupted) { dir in
             try checker?.writeTraces(to: dir)
             if let json = self.options.profileJSON {

@@ -7,7 +7,7 @@ import FleetMetrics
 /// Runs one capacity step at an offered rate and returns its score. The search is written against
 /// this, so tests drive it with scripted outcomes.
 public protocol CapacityStepRunner: Sendable {
-    func runStep(index: Int, rate: Double) async -> CapacityStep
+    func runStep(index: Int, rate: Double, maxS: Double) async -> CapacityStep
 }
 
 /// A real step: the profile's first scenario as a constant arrival rate, through the same `Fleet`
@@ -47,24 +47,24 @@ final class LiveStepRunner: CapacityStepRunner, @unchecked Sendable {
     var isStopped: Bool { lock.withLock { stopped } }
 
     /// The profile as one step runs it: the first scenario at `rate`, bounded by `max_step_s`.
-    func stepProfile(rate: Double) -> Profile {
+    func stepProfile(rate: Double, maxS: Double) -> Profile {
         var p = profile
         var s = profile.scenarios[0]
         s.startS = 0
-        s.model = WorkloadModelConfig(model: ConstantArrivalRate(rate: rate, durationS: settings.maxStepS, maxUsers: settings.maxUsers))
+        s.model = WorkloadModelConfig(model: ConstantArrivalRate(rate: rate, durationS: maxS, maxUsers: settings.maxUsers))
         p.scenarios = [s]
-        p.durationS = settings.maxStepS
+        p.durationS = maxS
         return p
     }
 
-    func runStep(index: Int, rate: Double) async -> CapacityStep {
+    func runStep(index: Int, rate: Double, maxS: Double) async -> CapacityStep {
         let w = settings.windowS
         let start = MonotonicClock.now() &+ 50_000_000
         let recorder = Recorder(startNanos: start, windowNanos: UInt64(w * 1e9))
         let client = APIClient(settings: clientSettings, engine: engine, recorder: recorder)
         let world = FleetWorld(client: client, recorder: recorder, recordings: recordings, behaviour: profile.behaviour, checker: nil)
         let control = RunControl()
-        let stepProfile = stepProfile(rate: rate)
+        let stepProfile = stepProfile(rate: rate, maxS: maxS)
         let fleet = Fleet(profile: stepProfile, world: world, control: control)
         let alreadyStopped = lock.withLock { () -> Bool in current = control; return stopped }
         if alreadyStopped { control.cancelAll() }
@@ -86,7 +86,7 @@ final class LiveStepRunner: CapacityStepRunner, @unchecked Sendable {
             if let e = judge.earlyFailure(measured) { ended = e; break }
             let elapsed = Double(k) * w
             if elapsed >= settings.minStepS, judge.steady(measured) { steady = true; break }
-            if elapsed + w > settings.maxStepS { break }
+            if elapsed + w > maxS { break }
         }
         let duration = Double(MonotonicClock.now() &- start) / 1e9
         control.cancelAll()
