@@ -38,7 +38,7 @@ struct CapacityReport {
         String(format: "step %d: offered %@ users/s → %@%@ · achieved %.2f journeys/s · turnaround p50 %.0f p99 %.0f ms · settlement p99 %.0f ms · errors %.2f %% · lag p99 %.0f ms · cpu %.2f · %.0f s%@",
                s.index, CapacityFormat.rate(s.offeredRate), s.verdict.label, s.verdict.detail.isEmpty ? "" : " (\(s.verdict.detail))",
                s.achievedJourneysPerS, s.turnaroundP50Ms, s.turnaroundP99Ms, s.settlementP99Ms, s.errorRate * 100, s.lagP99Ms,
-               s.generatorCPU, s.durationS, s.steady ? ", steady" : "")
+               s.generatorCPU, s.durationS, s.steady ? ", steady" : "") + (s.topError.isEmpty ? "" : " · top error: " + s.topError)
     }
 
     static let csvHeader = "step,offered_rate,verdict,limit,duration_s,measured_windows,steady,achieved_journeys_per_s,assessments_per_s,"

@@ -54,6 +54,8 @@ public struct CapacityStep: Sendable, Equatable {
     /// What the step created on the stack, as the bench counted it.
     public var usersCreated: Int64 = 0
     public var sessionsCreated: Int64 = 0
+    /// The most frequent error of the step ("POST /sessions 429 rate_limited × 12"), empty without errors.
+    public var topError = ""
 
     public init(index: Int, offeredRate: Double, verdict: Verdict) {
         self.index = index

@@ -6,6 +6,9 @@ public struct StepWindow: Sendable {
     public var journeysCompleted: Int64 = 0
     public var turnaround = Histogram()
     public var settlement = Histogram()
+    /// The stack's own turnaround (its timestamps, when it gives them): not quantised by the
+    /// client's poll interval, so a slowly growing queue shows in it first.
+    public var serverTurnaround = Histogram()
     public var requests: Int64 = 0
     public var errors: Int64 = 0
     public var dropped: Int64 = 0
@@ -46,15 +49,22 @@ public struct StepJudge: Sendable {
         // Poisson counts wander by about √m; a band alone would call a quiet step unsteady.
         let thrSlack = max(band * mThr, 3 * mThr.squareRoot())
         if thr.contains(where: { abs($0 - mThr) > thrSlack }) { return false }
-        let p50 = last.compactMap { $0.turnaround.isEmpty ? nil : Double($0.turnaround.value(atPercentile: 50)) / 1000 }
+        let p50 = last.compactMap { w -> Double? in
+            let h = Self.queueSignal(w)
+            return h.isEmpty ? nil : Double(h.value(atPercentile: 50)) / 1000
+        }
         if p50.count == n {
             let m = p50.reduce(0, +) / Double(n)
-            // 250 ms of absolute slack: a poll interval's worth of quantisation is not a trend.
+            // 250 ms of absolute slack: a service time's worth of jitter is not a trend.
             if p50.contains(where: { abs($0 - m) > max(band * m, 250) }) { return false }
+            if p50.last! > p50.first! * (1 + band) + 250 { return false }
         }
         let first = Double(last.first!.activeUsers), end = Double(last.last!.activeUsers)
         return end <= first * (1 + band) + 3 * first.squareRoot() + 1
     }
+
+    /// The turnaround a queue shows in: the stack's own when it reports it, else the user-seen one.
+    static func queueSignal(_ w: StepWindow) -> Histogram { w.serverTurnaround.isEmpty ? w.turnaround : w.serverTurnaround }
 
     /// The SLO broken by half again in each of the last `early_fail_windows` windows, if any:
     /// such a step cannot come back under its SLO, so it ends early.
@@ -80,13 +90,15 @@ public struct StepJudge: Sendable {
                       endedEarly: String? = nil) -> CapacityStep {
         var turn = Histogram(), settle = Histogram(), lag = Histogram()
         var s = CapacityStep(index: index, offeredRate: rate, verdict: .pass)
-        var t99: [Double] = [], s99: [Double] = []
+        var t99: [Double] = [], s99: [Double] = [], q50: [Double] = []
         var cpu = 0.0, users = 0.0
         for w in measured {
             turn.merge(w.turnaround)
             settle.merge(w.settlement)
             lag.merge(w.lag)
             if !w.turnaround.isEmpty { t99.append(Double(w.turnaround.value(atPercentile: 99)) / 1000) }
+            let q = Self.queueSignal(w)
+            if !q.isEmpty { q50.append(Double(q.value(atPercentile: 50)) / 1000) }
             if !w.settlement.isEmpty { s99.append(Double(w.settlement.value(atPercentile: 99)) / 1000) }
             s.requests += w.requests
             s.dropped += w.dropped
@@ -114,7 +126,7 @@ public struct StepJudge: Sendable {
         s.turnaroundP99Spread = (t99.min() ?? 0, t99.max() ?? 0)
         s.settlementP99Spread = (s99.min() ?? 0, s99.max() ?? 0)
         s.lagP99Ms = Self.ms(lag, 99)
-        s.verdict = verdict(s, turnaroundGrowing: Self.growing(t99), endedEarly: endedEarly)
+        s.verdict = verdict(s, turnaroundGrowing: Self.growing(q50), endedEarly: endedEarly)
         return s
     }
 
@@ -141,7 +153,7 @@ public struct StepJudge: Sendable {
         return .pass
     }
 
-    /// The second half of the per-window p99s above the first half by more than the band.
+    /// The second half of the per-window turnarounds above the first half by more than the band.
     static func growing(_ xs: [Double]) -> Bool {
         guard xs.count >= 4 else { return false }
         let h = xs.count / 2

@@ -47,8 +47,11 @@ final class LiveStepRunner: CapacityStepRunner, @unchecked Sendable {
     var isStopped: Bool { lock.withLock { stopped } }
 
     /// The profile as one step runs it: the first scenario at `rate`, bounded by `max_step_s`.
-    func stepProfile(rate: Double, maxS: Double) -> Profile {
+    func stepProfile(rate: Double, maxS: Double, index: Int) -> Profile {
         var p = profile
+        // Users of every step are new people: a seed of its own per step, or step 2 would sign in
+        // step 1's installs again and replay their purchases (idempotency conflicts).
+        p.seed = profile.seed &+ UInt64(index) &* 0x9E37_79B9_7F4A_7C15
         var s = profile.scenarios[0]
         s.startS = 0
         s.model = WorkloadModelConfig(model: ConstantArrivalRate(rate: rate, durationS: maxS, maxUsers: settings.maxUsers))
@@ -64,7 +67,7 @@ final class LiveStepRunner: CapacityStepRunner, @unchecked Sendable {
         let client = APIClient(settings: clientSettings, engine: engine, recorder: recorder)
         let world = FleetWorld(client: client, recorder: recorder, recordings: recordings, behaviour: profile.behaviour, checker: nil)
         let control = RunControl()
-        let stepProfile = stepProfile(rate: rate, maxS: maxS)
+        let stepProfile = stepProfile(rate: rate, maxS: maxS, index: index)
         let fleet = Fleet(profile: stepProfile, world: world, control: control)
         let alreadyStopped = lock.withLock { () -> Bool in current = control; return stopped }
         if alreadyStopped { control.cancelAll() }
@@ -98,6 +101,7 @@ final class LiveStepRunner: CapacityStepRunner, @unchecked Sendable {
         // Users and sessions created in the warm-up count too: they are in the stack's database.
         step.usersCreated = windows.reduce(0) { $0 + $1.usersStarted }
         step.sessionsCreated = windows.reduce(0) { $0 + $1.sessionsCreated }
+        step.topError = probe.topError()
         if measured.isEmpty, isStopped { step.verdict = .invalid(reason: "interrupted before a window was measured") }
         return step
     }
@@ -112,6 +116,13 @@ struct WindowProbe {
 
     init(recorder: Recorder) { self.recorder = recorder }
 
+    /// The step's most frequent error row, for the step line (what broke is the first question).
+    func topError() -> String {
+        let r = recorder.snapshot(RunMetadata(runId: "", profile: "", seed: 0, target: "", startedAt: ""))
+        guard let e = r.errors.max(by: { $0.count < $1.count }) else { return "" }
+        return "\(e.endpoint) \(e.status.map(String.init) ?? "transport") \(e.code ?? "") × \(e.count)"
+    }
+
     mutating func read(window k: Int, activeUsers: Int) -> StepWindow {
         let r = recorder.snapshot(RunMetadata(runId: "", profile: "", seed: 0, target: "", startedAt: "",
                                               plannedDurationSeconds: 0, actualDurationSeconds: 0))
@@ -119,6 +130,7 @@ struct WindowProbe {
         func win(_ name: String) -> MetricWindow? { r.metric(name)?.windows.first { $0.index == k } }
         if let t = win(Recorder.assessmentTurnaround) { w.turnaround = t.corrected; w.assessments = t.corrected.count }
         if let s = win("settlement") { w.settlement = s.corrected }
+        if let s = win("assessment_turnaround_server") { w.serverTurnaround = s.corrected }
         if let l = win(Recorder.schedulingLag) { w.lag = l.corrected }
         for e in r.endpoints {
             guard let ew = e.latency.windows.first(where: { $0.index == k }) else { continue }

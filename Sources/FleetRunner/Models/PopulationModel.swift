@@ -35,7 +35,8 @@ public struct PopulationModel: WorkloadModel {
 
     public func drive(_ driver: ArrivalDriver) async {
         guard let spec else { return }
-        let visits = PopulationSchedule.visits(spec, seed: seed, users: users, window: window, compression: compression)
+        let visits = PopulationSchedule.visits(spec, seed: seed, users: users, window: window, compression: compression,
+                                                dayStartMs: PopulationSchedule.today())
         for v in visits {
             let intended = driver.start &+ UInt64(v.t * 1e9)
             guard await driver.waitUntil(intended) else { return }

@@ -76,16 +76,13 @@ public struct ArrivalCurve: Sendable {
     }
 
     /// Lines printed before and after a run: peak, when, concurrency, the day's shape by hour.
-    public func summaryLines(scale: Double = 1) -> [String] {
+    public func summaryLines() -> [String] {
         let (rate, minute) = peak
         var out = [String(format: "population: %d daily active users × %.2f sessions = %.0f visits/day over %d timezone%@",
                           spec.dailyActiveUsers, spec.meanSessions, Double(spec.dailyActiveUsers) * spec.meanSessions,
                           spec.timezones.count, spec.timezones.count == 1 ? "" : "s")]
         out.append(String(format: "population: peak %.2f users arriving/s at %02d:%02d UTC (%.1f× the day's mean); ~%.0f concurrent users (visit %.0f s)",
                           rate, minute / 60, minute % 60, peakToMean, peakConcurrentUsers, spec.visitS))
-        if scale != 1 {
-            out.append(String(format: "population: this run walks %.3g of it: peak %.3g users/s in run time", scale, rate * scale))
-        }
         let hours = (0..<24).map { h in (0..<60).reduce(0.0) { $0 + perMinute[h * 60 + $1] } / 60 }
         out.append("population: users/s by UTC hour: " + hours.enumerated().map { String(format: "%02d %.2g", $0.offset, $0.element) }.joined(separator: " · "))
         return out

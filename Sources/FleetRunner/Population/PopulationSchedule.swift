@@ -29,9 +29,15 @@ public enum PopulationSchedule {
             for _ in 0..<user.sessions {
                 var s = drawLocal(spec.curve, &r)
                 var tries = 0
-                while tries < 20, locals.contains(where: { circularGap($0, s) < spec.minGapH * 3600 }) {
+                let gap = spec.minGapH * 3600
+                while tries < 20, locals.contains(where: { circularGap($0, s) < gap }) {
                     s = drawLocal(spec.curve, &r)
                     tries += 1
+                }
+                // A peaked curve may keep drawing near the first visit: then the visit comes
+                // `min_gap_h` after the latest one (the user's "later that day").
+                if locals.contains(where: { circularGap($0, s) < gap }) {
+                    s = ArrivalCurve.wrapDay(locals.max()! + gap)
                 }
                 locals.append(s)
             }
@@ -50,6 +56,9 @@ public enum PopulationSchedule {
         }
         return out.sorted { ($0.t, $0.user) < ($1.t, $1.user) }
     }
+
+    /// Midnight UTC of today: the day whose timezone offsets (DST) a population uses.
+    public static func today() -> Int64 { WallClock.nowMillis() / 86_400_000 * 86_400_000 }
 
     /// Run seconds the window lasts.
     public static func lengthS(window: Window, compression: Double) -> Double {

@@ -19,23 +19,18 @@ extension Profile {
     }
 
     /// The arrival curve of the profile's population, nil without one.
-    public var arrivalCurve: ArrivalCurve? { population.map { ArrivalCurve(spec: $0) } }
-
-    /// The share of the population a run walks (its population scenarios' `sample`), 1 without one.
-    var populationSample: Double {
-        for s in scenarios { if let m = s.model.model as? PopulationModel { return m.sample } }
-        return 1
-    }
+    public var arrivalCurve: ArrivalCurve? { population.map { ArrivalCurve(spec: $0, dayStartMs: PopulationSchedule.today()) } }
 
     /// Printed before a run: what the population means in arrivals, users and requests.
     public func populationLines() -> [String] {
         guard let curve = arrivalCurve else { return [] }
-        var lines = curve.summaryLines(scale: populationSample)
+        var lines = curve.summaryLines()
         for s in scenarios {
             guard let m = s.model.model as? PopulationModel else { continue }
             let len = PopulationSchedule.lengthS(window: m.window, compression: m.compression)
-            lines.append(String(format: "population: scenario %@ runs %@ in %.0f s (compression %g), %d users",
-                                s.name, m.window == .day ? "the UTC day" : "the peak hour", len, m.compression, m.users))
+            lines.append(String(format: "population: scenario %@ runs %@ in %.0f s (compression %g) with %d users (sample %g): peak %.3g users/s in run time",
+                                s.name, m.window == .day ? "the UTC day" : "the peak hour", len, m.compression, m.users, m.sample,
+                                curve.peak.rate * m.sample * m.compression))
         }
         return lines
     }

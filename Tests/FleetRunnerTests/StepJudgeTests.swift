@@ -1,0 +1,85 @@
+import XCTest
+import FleetMetrics
+@testable import FleetRunner
+
+final class StepJudgeTests: XCTestCase {
+    var judge: StepJudge {
+        var s = CapacitySettings()
+        s.windowS = 3
+        s.steadyWindows = 4
+        s.turnaroundP99Ms = 8000
+        s.settlementP99Ms = 3000
+        s.maxLagMs = 100
+        return StepJudge(settings: s, cores: 2)
+    }
+
+    /// A window with `n` assessments of `turnMs` (user-seen) and `serverMs` (stack-side), `users` alive.
+    func window(n: Int = 30, turnMs: Int64 = 2000, serverMs: Int64 = 320, users: Int = 40, lagMs: Int64 = 5,
+                requests: Int64 = 300, errors: Int64 = 0, cpu: Double = 0.3) -> StepWindow {
+        var w = StepWindow()
+        for _ in 0..<n {
+            w.turnaround.record(turnMs * 1000)
+            w.serverTurnaround.record(serverMs * 1000)
+            w.settlement.record(80_000)
+            w.lag.record(lagMs * 1000)
+        }
+        w.assessments = Int64(n)
+        w.journeysCompleted = Int64(n / 2)
+        w.activeUsers = users
+        w.requests = requests
+        w.errors = errors
+        w.cpuSeconds = cpu
+        return w
+    }
+
+    func testStableWindowsAreSteadyAndPass() {
+        let ws = [window(n: 30), window(n: 33), window(n: 28, serverMs: 400), window(n: 31, users: 42)]
+        XCTAssertTrue(judge.steady(ws))
+        let s = judge.score(index: 1, rate: 5, measured: ws, steady: true, durationS: 30)
+        XCTAssertEqual(s.verdict, .pass)
+        XCTAssertEqual(s.turnaroundP99Ms, 2000, accuracy: 2)
+        XCTAssertEqual(s.concurrentUsers, 40.5, accuracy: 0.01)
+        XCTAssertEqual(s.achievedJourneysPerS, Double(15 + 16 + 14 + 15) / 12, accuracy: 1e-9)
+    }
+
+    func testAGrowingQueueIsNotSteadyAndFailsOnTurnaround() {
+        // The stack's turnaround climbs window after window while users pile up: queue growing.
+        let ws = [window(serverMs: 400, users: 40), window(serverMs: 900, users: 55), window(serverMs: 1500, users: 70),
+                  window(serverMs: 2100, users: 85)]
+        XCTAssertFalse(judge.steady(ws))
+        let s = judge.score(index: 1, rate: 8, measured: ws, steady: false, durationS: 60)
+        XCTAssertEqual(s.verdict, .fail(limit: "turnaround p99 (no steady state: still growing)"))
+    }
+
+    func testSLOsArePercentilesAndTheWorstBrokenOneIsNamed() {
+        // Mean turnaround would be under 8 s; the p99 is not.
+        var ws = [window(), window(), window(), window()]
+        for _ in 0..<5 { ws[3].turnaround.record(30_000_000) }
+        XCTAssertLessThan(ws.map { $0.turnaround.mean }.max()!, 8_000_000)
+        let s = judge.score(index: 2, rate: 9, measured: ws, steady: true, durationS: 30)
+        XCTAssertEqual(s.verdict, .fail(limit: "turnaround p99"))
+        let errs = [window(errors: 30), window(errors: 30), window(), window()]
+        XCTAssertEqual(judge.score(index: 3, rate: 9, measured: errs, steady: true, durationS: 30).verdict, .fail(limit: "error rate"))
+    }
+
+    func testALateGeneratorMakesTheStepInvalidWhateverTheStackDid() {
+        let late = [window(lagMs: 300), window(lagMs: 300), window(lagMs: 300), window(lagMs: 300)]
+        guard case .invalid(let why) = judge.score(index: 1, rate: 3, measured: late, steady: true, durationS: 30).verdict else {
+            return XCTFail("a lag p99 of 300 ms over a 100 ms bound must be invalid")
+        }
+        XCTAssertTrue(why.contains("scheduling lag"), why)
+        let busy = [window(cpu: 5.8), window(cpu: 5.8), window(cpu: 5.8), window(cpu: 5.8)]  // 1.93 cores of 2
+        guard case .invalid(let cpu) = judge.score(index: 1, rate: 3, measured: busy, steady: true, durationS: 30).verdict else {
+            return XCTFail("a saturated generator CPU must be invalid")
+        }
+        XCTAssertTrue(cpu.contains("CPU"), cpu)
+    }
+
+    func testEarlyFailureNeedsConsecutiveWindowsFarOverTheSLO() {
+        XCTAssertNil(judge.earlyFailure([window(turnMs: 13_000), window(turnMs: 2000)]))
+        XCTAssertEqual(judge.earlyFailure([window(turnMs: 2000), window(turnMs: 13_000), window(turnMs: 14_000)]), "turnaround p99")
+        var dropped = window()
+        dropped.dropped = 1
+        XCTAssertEqual(judge.earlyFailure([dropped]), "dropped arrivals")
+    }
+}
