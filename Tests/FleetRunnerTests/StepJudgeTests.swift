@@ -15,7 +15,7 @@ final class StepJudgeTests: XCTestCase {
 
     /// A window with `n` assessments of `turnMs` (user-seen) and `serverMs` (stack-side), `users` alive.
     func window(n: Int = 30, turnMs: Int64 = 2000, serverMs: Int64 = 320, users: Int = 40, lagMs: Int64 = 5,
-                requests: Int64 = 300, errors: Int64 = 0, cpu: Double = 0.3) -> StepWindow {
+                requests: Int64 = 300, errors: Int64 = 0, cpu: Double = 0.3, submits: Int? = nil) -> StepWindow {
         var w = StepWindow()
         for _ in 0..<n {
             w.turnaround.record(turnMs * 1000)
@@ -24,6 +24,7 @@ final class StepJudgeTests: XCTestCase {
             w.lag.record(lagMs * 1000)
         }
         w.assessments = Int64(n)
+        w.submits = Int64(submits ?? n)
         w.journeysCompleted = Int64(n / 2)
         w.activeUsers = users
         w.requests = requests
@@ -49,6 +50,24 @@ final class StepJudgeTests: XCTestCase {
         XCTAssertFalse(judge.steady(ws))
         let s = judge.score(index: 1, rate: 8, measured: ws, steady: false, durationS: 60)
         XCTAssertEqual(s.verdict, .fail(limit: "turnaround p99 (no steady state: still growing)"))
+    }
+
+    func testMoreSubmitsAcceptedThanFinishedIsAGrowingQueue() {
+        // 45 submits accepted per window, 30 finished: the stack holds 15 more each window, even
+        // though each window's turnaround looks the same (the client polls every 2 s).
+        let ws = (0..<4).map { _ in window(n: 30, submits: 45) }
+        XCTAssertFalse(judge.steady(ws))
+        let s = judge.score(index: 1, rate: 8, measured: ws, steady: false, durationS: 60)
+        XCTAssertEqual(s.verdict, .fail(limit: "turnaround p99 (no steady state: assessment queue growing)"))
+        // Poisson noise is not growth.
+        XCTAssertTrue(judge.steady([window(n: 30, submits: 33), window(n: 30, submits: 28), window(n: 31, submits: 34), window(n: 30)]))
+    }
+
+    func testAStepWhereNoAssessmentFinishedNeverPasses() {
+        let ws = (0..<4).map { _ in window(n: 0, submits: 40) }
+        XCTAssertFalse(judge.steady(ws))
+        XCTAssertEqual(judge.score(index: 1, rate: 24, measured: ws, steady: true, durationS: 14).verdict,
+                       .fail(limit: "turnaround p99 (no assessment finished in the measured windows)"))
     }
 
     func testSLOsArePercentilesAndTheWorstBrokenOneIsNamed() {

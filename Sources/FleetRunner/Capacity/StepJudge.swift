@@ -3,6 +3,9 @@ import FleetMetrics
 /// One metrics window of a capacity step, as the step runner saw it.
 public struct StepWindow: Sendable {
     public var assessments: Int64 = 0
+    /// Submits the stack accepted in the window: with `assessments`, the client-side view of the
+    /// stack's assessment queue (accepted − finished = what it is still holding).
+    public var submits: Int64 = 0
     public var journeysCompleted: Int64 = 0
     public var turnaround = Histogram()
     public var settlement = Histogram()
@@ -44,6 +47,11 @@ public struct StepJudge: Sendable {
         guard measured.count >= n else { return false }
         let last = Array(measured.suffix(n))
         let band = settings.steadyBand
+        // Nothing finished: nothing says the stack keeps up.
+        if last.allSatisfy({ $0.assessments == 0 }) { return false }
+        // Over every measured window: a growing queue adds up linearly, noise only as √n. What
+        // was in flight when measuring began balances what is in flight at its end when steady.
+        if Self.queueGrowing(measured, band: band) { return false }
         let thr = last.map { Double($0.assessments) }
         let mThr = thr.reduce(0, +) / Double(n)
         // Poisson counts wander by about √m; a band alone would call a quiet step unsteady.
@@ -61,6 +69,14 @@ public struct StepJudge: Sendable {
         }
         let first = Double(last.first!.activeUsers), end = Double(last.last!.activeUsers)
         return end <= first * (1 + band) + 3 * first.squareRoot() + 1
+    }
+
+    /// The assessment queue grew over these windows: more submits accepted than assessments
+    /// finished, beyond what Poisson noise and `band` allow.
+    static func queueGrowing(_ ws: [StepWindow], band: Double) -> Bool {
+        let submitted = Double(ws.reduce(Int64(0)) { $0 + $1.submits })
+        let finished = Double(ws.reduce(Int64(0)) { $0 + $1.assessments })
+        return submitted - finished > max(band * 0.5 * submitted, 2.5 * submitted.squareRoot() + 2)
     }
 
     /// The turnaround a queue shows in: the stack's own when it reports it, else the user-seen one.
@@ -126,13 +142,14 @@ public struct StepJudge: Sendable {
         s.turnaroundP99Spread = (t99.min() ?? 0, t99.max() ?? 0)
         s.settlementP99Spread = (s99.min() ?? 0, s99.max() ?? 0)
         s.lagP99Ms = Self.ms(lag, 99)
-        s.verdict = verdict(s, turnaroundGrowing: Self.growing(q50), endedEarly: endedEarly)
+        s.verdict = verdict(s, turnaroundGrowing: Self.growing(q50), queueGrowing: Self.queueGrowing(measured, band: settings.steadyBand),
+                            endedEarly: endedEarly)
         return s
     }
 
     /// Invalid first (a step the generator could not drive says nothing about the stack), then
     /// the SLOs, worst first, then steadiness.
-    func verdict(_ s: CapacityStep, turnaroundGrowing: Bool, endedEarly: String?) -> CapacityStep.Verdict {
+    func verdict(_ s: CapacityStep, turnaroundGrowing: Bool, queueGrowing: Bool, endedEarly: String?) -> CapacityStep.Verdict {
         if s.lagP99Ms > settings.maxLagMs {
             return .invalid(reason: "scheduling lag p99 \(Int(s.lagP99Ms)) ms over the \(Int(settings.maxLagMs)) ms bound")
         }
@@ -147,7 +164,9 @@ public struct StepJudge: Sendable {
         if s.dropped > settings.maxDroppedArrivals { broken.append((.infinity, "dropped arrivals")) }
         if let worst = broken.max(by: { $0.ratio < $1.ratio }) { return .fail(limit: worst.name) }
         if let e = endedEarly { return .fail(limit: e) }
+        if s.assessmentsPerS == 0 { return .fail(limit: "turnaround p99 (no assessment finished in the measured windows)") }
         if !s.steady {
+            if queueGrowing { return .fail(limit: "turnaround p99 (no steady state: assessment queue growing)") }
             return .fail(limit: turnaroundGrowing ? "turnaround p99 (no steady state: still growing)" : "no steady state")
         }
         return .pass

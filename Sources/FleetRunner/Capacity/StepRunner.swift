@@ -136,6 +136,7 @@ struct WindowProbe {
             guard let ew = e.latency.windows.first(where: { $0.index == k }) else { continue }
             w.requests += ew.corrected.count
             w.errors += ew.errors
+            if e.name == "POST /attempts/{id}/submit" { w.submits += ew.corrected.count - ew.errors }
         }
         let journeys = r.measuredJourneys.reduce(Int64(0)) { $0 + $1.completed }
         let dropped = r.counters["dropped_arrivals"] ?? 0
