@@ -55,4 +55,38 @@ final class CapacityBinaryTests: XCTestCase {
         XCTAssertTrue(r.out.contains("capacity: generator-bound at"), r.out)
         XCTAssertFalse(r.out.contains("limiting SLO"), r.out)
     }
+
+    func testCtrlCEndsTheSearchAndStillWritesWhatWasFound() throws {
+        let dir = try EndToEndTests.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("capacity.json").path
+        try profile().write(toFile: path, atomically: true, encoding: .utf8)
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: EndToEndTests.fleetBinary)
+        p.arguments = ["capacity", "--profile", path, "--out", dir.path, "--max-duration", "120"]
+        p.currentDirectoryURL = EndToEndTests.packageRoot
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        // Interrupt once the first step has been reported (read from the pipe, not guessed by time).
+        var text = ""
+        let reader = out.fileHandleForReading
+        let deadline = Date().addingTimeInterval(90)
+        while !text.contains("step 1:"), Date() < deadline {
+            let chunk = reader.availableData
+            if chunk.isEmpty { break }
+            text += String(decoding: chunk, as: UTF8.self)
+        }
+        XCTAssertTrue(text.contains("step 1:"), text)
+        kill(p.processIdentifier, SIGINT)
+        text += String(decoding: reader.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        XCTAssertEqual(p.terminationStatus, 130, text)
+        XCTAssertTrue(text.contains("stopped: interrupted"), text)
+        let run = try XCTUnwrap(try FileManager.default.contentsOfDirectory(atPath: dir.path).first { $0.hasPrefix("capacity-capacity-test-") })
+        let csv = try String(contentsOfFile: dir.path + "/\(run)/capacity.csv", encoding: .utf8).split(separator: "\n")
+        XCTAssertGreaterThanOrEqual(csv.count, 2, "step 1 at least")
+        XCTAssertTrue(csv[1].hasPrefix("1,1.5,pass,"), String(csv[1]))
+    }
 }

@@ -63,6 +63,17 @@ final class StepJudgeTests: XCTestCase {
         XCTAssertTrue(judge.steady([window(n: 30, submits: 33), window(n: 30, submits: 28), window(n: 31, submits: 34), window(n: 30)]))
     }
 
+    func testTheNextStepWaitsForTheStacksBacklog() {
+        var st = CapacitySettings()
+        st.cooldownS = 5
+        var step = CapacityStep(index: 3, offeredRate: 12, verdict: .fail(limit: "turnaround p99"))
+        step.backlog = 240
+        step.assessmentsPerS = 20
+        XCTAssertEqual(CapacityRun.cooldown(after: step, settings: st), 5 + 240 / 20 * 1.2, accuracy: 1e-9)
+        step.backlog = 1e6
+        XCTAssertEqual(CapacityRun.cooldown(after: step, settings: st), 125, "bounded")
+    }
+
     func testAStepWhereNoAssessmentFinishedNeverPasses() {
         let ws = (0..<4).map { _ in window(n: 0, submits: 40) }
         XCTAssertFalse(judge.steady(ws))
@@ -97,6 +108,9 @@ final class StepJudgeTests: XCTestCase {
     func testEarlyFailureNeedsConsecutiveWindowsFarOverTheSLO() {
         XCTAssertNil(judge.earlyFailure([window(turnMs: 13_000), window(turnMs: 2000)]))
         XCTAssertEqual(judge.earlyFailure([window(turnMs: 2000), window(turnMs: 13_000), window(turnMs: 14_000)]), "turnaround p99")
+        // Half again as many submits accepted as finished for four windows: far past the knee.
+        XCTAssertEqual(judge.earlyFailure((0..<4).map { _ in window(n: 40, submits: 80) }), "turnaround p99 (assessment queue growing)")
+        XCTAssertNil(judge.earlyFailure((0..<3).map { _ in window(n: 40, submits: 80) }), "not before steady_windows windows")
         var dropped = window()
         dropped.dropped = 1
         XCTAssertEqual(judge.earlyFailure([dropped]), "dropped arrivals")

@@ -95,13 +95,32 @@ public final class CapacityRun: @unchecked Sendable {
             if stepMax < settings.minStepS { return (search, "time budget (--max-duration \(Int(budgetS)) s) spent") }
             index += 1
             let step = await runner.runStep(index: index, rate: rate, maxS: stepMax)
+            // A step cut short by Ctrl-C says nothing either way: not scored, not an upper bound.
+            if isStopped() {
+                say("step \(index): offered \(CapacityFormat.rate(rate)) users/s → interrupted, not scored")
+                return (search, "interrupted")
+            }
             search.record(step)
             say(CapacityReport.stepLine(step))
-            if isStopped() { return (search, "interrupted") }
-            if search.nextRate() != nil, settings.cooldownS > 0 { await Pause.sleep(seconds: settings.cooldownS) }
+            if search.nextRate() != nil {
+                let pause = cooldown(after: step, settings: settings)
+                if pause > settings.cooldownS + 1 {
+                    say(String(format: "cooldown %.0f s: the stack still holds ~%.0f assessments from step %d", pause, step.backlog, index))
+                }
+                if pause > 0 { await Pause.sleep(seconds: pause) }
+            }
         }
         if search.highestPass == nil, search.lowestNonPass != nil { return (search, "no rate down to min_rate passed") }
         return (search, nil)
+    }
+}
+
+extension CapacityRun {
+    /// `cooldown_s`, plus the time the stack needs to work off the step's backlog at the rate it
+    /// finished assessments during the step (its capacity, when the step overloaded it); at most 120 s.
+    static func cooldown(after step: CapacityStep, settings: CapacitySettings) -> Double {
+        let drain = step.backlog / max(step.assessmentsPerS, 0.5)
+        return settings.cooldownS + min(120, drain * 1.2)
     }
 }
 

@@ -56,6 +56,10 @@ public struct CapacityStep: Sendable, Equatable {
     public var sessionsCreated: Int64 = 0
     /// The most frequent error of the step ("POST /sessions 429 rate_limited × 12"), empty without errors.
     public var topError = ""
+    /// Assessments the stack was still holding when the step ended, as the client saw it (submits
+    /// accepted − assessments seen finished, whole step). Cancelling users does not empty the
+    /// stack's queue: the next step waits for this to drain or it would measure this step's queue.
+    public var backlog: Double = 0
 
     public init(index: Int, offeredRate: Double, verdict: Verdict) {
         self.index = index

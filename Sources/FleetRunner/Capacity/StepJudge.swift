@@ -86,6 +86,15 @@ public struct StepJudge: Sendable {
     /// such a step cannot come back under its SLO, so it ends early.
     public func earlyFailure(_ measured: [StepWindow]) -> String? {
         if measured.reduce(Int64(0), { $0 + $1.dropped }) > settings.maxDroppedArrivals { return "dropped arrivals" }
+        // A queue growing by more than the band of what is submitted: far past the knee, no
+        // need to watch it grow for the rest of the step.
+        if measured.count >= settings.steadyWindows {
+            let submitted = Double(measured.reduce(Int64(0)) { $0 + $1.submits })
+            let finished = Double(measured.reduce(Int64(0)) { $0 + $1.assessments })
+            if submitted - finished > max(settings.steadyBand * submitted, 4 * submitted.squareRoot() + 4) {
+                return "turnaround p99 (assessment queue growing)"
+            }
+        }
         let n = settings.earlyFailWindows
         guard measured.count >= n else { return nil }
         let last = measured.suffix(n)

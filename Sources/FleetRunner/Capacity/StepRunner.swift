@@ -102,6 +102,7 @@ final class LiveStepRunner: CapacityStepRunner, @unchecked Sendable {
         step.usersCreated = windows.reduce(0) { $0 + $1.usersStarted }
         step.sessionsCreated = windows.reduce(0) { $0 + $1.sessionsCreated }
         step.topError = probe.topError()
+        step.backlog = max(0, Double(windows.reduce(Int64(0)) { $0 + $1.submits - $1.assessments }))
         if measured.isEmpty, isStopped { step.verdict = .invalid(reason: "interrupted before a window was measured") }
         return step
     }
