@@ -69,9 +69,12 @@ final class StepJudgeTests: XCTestCase {
         var step = CapacityStep(index: 3, offeredRate: 12, verdict: .fail(limit: "turnaround p99"))
         step.backlog = 240
         step.assessmentsPerS = 20
-        XCTAssertEqual(CapacityRun.cooldown(after: step, settings: st), 5 + 240 / 20 * 1.2, accuracy: 1e-9)
+        XCTAssertEqual(CapacityRun.cooldown(after: step, settings: st, drainRate: 10), 5 + 240 / 20 * 1.2, accuracy: 1e-9)
+        XCTAssertEqual(CapacityRun.cooldown(after: step, settings: st, drainRate: 40), 5 + 240 / 40 * 1.2, accuracy: 1e-9)
         step.backlog = 1e6
-        XCTAssertEqual(CapacityRun.cooldown(after: step, settings: st), 125, "bounded")
+        XCTAssertEqual(CapacityRun.cooldown(after: step, settings: st, drainRate: 40), 125, "bounded")
+        step.verdict = .pass
+        XCTAssertEqual(CapacityRun.cooldown(after: step, settings: st, drainRate: 40), 5, "in flight after a pass is work in service")
     }
 
     func testAStepWhereNoAssessmentFinishedNeverPasses() {

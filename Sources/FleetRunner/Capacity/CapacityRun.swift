@@ -103,7 +103,8 @@ public final class CapacityRun: @unchecked Sendable {
             search.record(step)
             say(CapacityReport.stepLine(step))
             if search.nextRate() != nil {
-                let pause = cooldown(after: step, settings: settings)
+                let drainRate = search.steps.map(\.assessmentsPerS).max() ?? 0
+                let pause = cooldown(after: step, settings: settings, drainRate: drainRate)
                 if pause > settings.cooldownS + 1 {
                     say(String(format: "cooldown %.0f s: the stack still holds ~%.0f assessments from step %d", pause, step.backlog, index))
                 }
@@ -116,10 +117,13 @@ public final class CapacityRun: @unchecked Sendable {
 }
 
 extension CapacityRun {
-    /// `cooldown_s`, plus the time the stack needs to work off the step's backlog at the rate it
-    /// finished assessments during the step (its capacity, when the step overloaded it); at most 120 s.
-    static func cooldown(after step: CapacityStep, settings: CapacitySettings) -> Double {
-        let drain = step.backlog / max(step.assessmentsPerS, 0.5)
+    /// `cooldown_s`; after a step that did not pass, plus the time the stack needs to work off
+    /// the step's backlog at the best rate it finished assessments in any step so far (a lower
+    /// bound of its capacity); at most 120 s more. After a passing step what is in flight is
+    /// work in service, done within a turnaround.
+    static func cooldown(after step: CapacityStep, settings: CapacitySettings, drainRate: Double) -> Double {
+        if step.verdict == .pass { return settings.cooldownS }
+        let drain = step.backlog / max(drainRate, step.assessmentsPerS, 0.5)
         return settings.cooldownS + min(120, drain * 1.2)
     }
 }
