@@ -93,7 +93,9 @@ public final class Fleet: Sendable {
             midnight = at
         }
         let twin = amp.twinDevice > 0 && pick.chance(amp.twinDevice)
-        let checker = world.checker?.user(Int(stream), scenario: scenario.name, journey: journeyName, credentials: identity)
+        // A returning user is one account to the checker too: its visits share one user's state.
+        let checkedAs = lease?.value.map { Int(Self.stream(scenario: s, local: PopulationUser.encode(user: $0.user, visit: 0))) } ?? Int(stream)
+        let checker = world.checker?.user(checkedAs, scenario: scenario.name, journey: journeyName, credentials: identity)
         func makeUser(_ credentials: Credentials, stream offset: UInt64, device: Device? = nil) -> VirtualUser {
             let u = VirtualUser(index: Int(stream), seed: profile.seed ^ offset, world: world, device: device ?? Device(credentials: credentials),
                                 cohort: cohort, start: intended)

@@ -21,8 +21,8 @@ extension Profile {
         let perEndpoint = r.endpoints.map { e in (e.name, Double(e.latency.corrected.count) / Double(visits) * peak) }
             .sorted { $0.1 > $1.1 }
         let total = perEndpoint.reduce(0) { $0 + $1.1 }
-        out.append(String(format: "population: at its peak (%.3g users/s) the whole population would send ~%.0f requests/s:", peak, total))
-        for (name, rps) in perEndpoint.prefix(12) { out.append(String(format: "population:   %@ %.1f/s", name, rps)) }
+        out.append(String(format: "population: at its peak (%.3g users/s) the whole population would send ~%.3g requests/s:", peak, total))
+        for (name, rps) in perEndpoint.prefix(12) { out.append(String(format: "population:   %@ %.3g/s", name, rps)) }
         return out
     }
 }

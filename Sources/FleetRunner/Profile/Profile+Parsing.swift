@@ -150,7 +150,8 @@ extension Profile {
             let model = WorkloadModelConfig.parse(so["model"], path: "\(p).model", reader: r)
             // `journeys` may be left out when `cohorts` is given: then `journeys` is empty and each
             // cohort walks its default mix (`Population.defaultJourneyWeights`).
-            let cohortsGiven = !(so["cohorts"]?.isNull ?? true)
+            // A `population` scenario draws cohorts and journeys from the population section.
+            let cohortsGiven = !(so["cohorts"]?.isNull ?? true) || so["model"]?["type"]?.string == PopulationModel.type
             let journeys = r.weights(so, "journeys", p, allowed: Set(JourneyCatalog.all.keys), required: !cohortsGiven)
                 ?? (cohortsGiven ? [:] : nil)
             let cohorts = r.weights(so, "cohorts", p, allowed: JourneyCatalog.cohorts) ?? ["new": 1]
