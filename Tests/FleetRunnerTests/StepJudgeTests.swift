@@ -52,6 +52,20 @@ final class StepJudgeTests: XCTestCase {
         XCTAssertEqual(s.verdict, .fail(limit: "turnaround p99 (no steady state: still growing)"))
     }
 
+    func testASlowSteadyRiseOfTheStacksTurnaroundIsNotSteady() {
+        // Just past the knee: the stack-side turnaround climbs 100 ms a window for 12 windows
+        // (no four consecutive windows move by more than the band), while counts look balanced.
+        let ws = (0..<12).map { window(serverMs: 300 + 100 * Int64($0)) }
+        XCTAssertTrue(judge.steady(Array(ws.suffix(4))), "four windows alone look steady")
+        XCTAssertFalse(judge.steady(ws))
+        XCTAssertEqual(StepJudge.trendGrowth(ws.map { Double($0.serverTurnaround.value(atPercentile: 50)) / 1000 }), 1100, accuracy: 5)
+        XCTAssertEqual(judge.score(index: 5, rate: 7, measured: ws, steady: false, durationS: 60).verdict,
+                       .fail(limit: "turnaround p99 (no steady state: still growing)"))
+        // Jitter without a trend stays steady.
+        let flat = (0..<12).map { window(serverMs: $0 % 2 == 0 ? 300 : 480) }
+        XCTAssertTrue(judge.steady(flat))
+    }
+
     func testMoreSubmitsAcceptedThanFinishedIsAGrowingQueue() {
         // 45 submits accepted per window, 30 finished: the stack holds 15 more each window, even
         // though each window's turnaround looks the same (the client polls every 2 s).

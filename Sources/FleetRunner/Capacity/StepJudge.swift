@@ -67,6 +67,13 @@ public struct StepJudge: Sendable {
             if p50.contains(where: { abs($0 - m) > max(band * m, 250) }) { return false }
             if p50.last! > p50.first! * (1 + band) + 250 { return false }
         }
+        // The trend over every measured window: just past the knee the queue (and the stack-side
+        // turnaround) grows slowly but steadily, which a few windows' band cannot see.
+        let all = measured.compactMap { w -> Double? in
+            let h = Self.queueSignal(w)
+            return h.isEmpty ? nil : Double(h.value(atPercentile: 50)) / 1000
+        }
+        if all.count >= n, Self.trendGrowth(all) > max(300, band * all.reduce(0, +) / Double(all.count)) { return false }
         let first = Double(last.first!.activeUsers), end = Double(last.last!.activeUsers)
         return end <= first * (1 + band) + 3 * first.squareRoot() + 1
     }
@@ -151,7 +158,8 @@ public struct StepJudge: Sendable {
         s.turnaroundP99Spread = (t99.min() ?? 0, t99.max() ?? 0)
         s.settlementP99Spread = (s99.min() ?? 0, s99.max() ?? 0)
         s.lagP99Ms = Self.ms(lag, 99)
-        s.verdict = verdict(s, turnaroundGrowing: Self.growing(q50), queueGrowing: Self.queueGrowing(measured, band: settings.steadyBand),
+        let rising = Self.growing(q50) || (q50.count >= 2 && Self.trendGrowth(q50) > max(300, settings.steadyBand * q50.reduce(0, +) / Double(q50.count)))
+        s.verdict = verdict(s, turnaroundGrowing: rising, queueGrowing: Self.queueGrowing(measured, band: settings.steadyBand),
                             endedEarly: endedEarly)
         return s
     }
@@ -179,6 +187,16 @@ public struct StepJudge: Sendable {
             return .fail(limit: turnaroundGrowing ? "turnaround p99 (no steady state: still growing)" : "no steady state")
         }
         return .pass
+    }
+
+    /// How much a series rises from its first to its last point on its least-squares line.
+    static func trendGrowth(_ ys: [Double]) -> Double {
+        let n = Double(ys.count)
+        guard ys.count >= 2 else { return 0 }
+        let mx = (n - 1) / 2, my = ys.reduce(0, +) / n
+        var sxy = 0.0, sxx = 0.0
+        for (i, y) in ys.enumerated() { sxy += (Double(i) - mx) * (y - my); sxx += (Double(i) - mx) * (Double(i) - mx) }
+        return sxy / sxx * (n - 1)
     }
 
     /// The second half of the per-window turnarounds above the first half by more than the band.
