@@ -18,7 +18,8 @@ extension Profile {
             }
         }
         let peak = curve.peak.rate
-        let perEndpoint = r.endpoints.map { e in (e.name, Double(e.latency.corrected.count) / Double(visits) * peak) }
+        // Cohort warm-ups and the end-of-run audit are the bench's set-up and checking, not the population's load.
+        let perEndpoint = r.endpoints.filter { !$0.name.hasPrefix("warmup:") && !$0.name.hasPrefix("audit:") }.map { e in (e.name, Double(e.latency.corrected.count) / Double(visits) * peak) }
             .sorted { $0.1 > $1.1 }
         let total = perEndpoint.reduce(0) { $0 + $1.1 }
         out.append(String(format: "population: at its peak (%.3g users/s) the whole population would send ~%.3g requests/s:", peak, total))
