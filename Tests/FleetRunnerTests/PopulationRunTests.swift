@@ -8,7 +8,7 @@ final class PopulationRunTests: XCTestCase {
         let dir = try EndToEndTests.tempDir()
         defer { try? FileManager.default.removeItem(at: dir) }
         let path = dir.appendingPathComponent("population.json").path
-        // Flat over the day (24 equal hours), 40 users × 2 sessions at least 2 h (2.5 s of run) apart.
+        // Flat over the day (24 equal hours), 40 users × 2 sessions at least 10 h (12.5 s of run) apart, longer than a visit.
         let flat = Array(repeating: "1", count: 24).joined(separator: ", ")
         try """
         {"name": "population-test", "seed": 5, "duration_s": 31, "grace_s": 20, "time_scale": 0.02,
@@ -16,7 +16,8 @@ final class PopulationRunTests: XCTestCase {
          "corpus": {"dir": "\(EndToEndTests.packageRoot.path)/audio-corpus", "clip_mix": {"speech": 1}},
          "population": {"daily_active_users": 40, "sessions_per_user": {"2": 1}, "curve": {"type": "hourly", "weights": [\(flat)]},
                         "timezones": {"UTC": 1, "Asia/Tokyo": 1}, "app_versions": {"1.4.0": 0.75, "0.9.0": 0.25},
-                        "cohorts": {"subscriber": 1}, "journeys_by_cohort": {"subscriber": {"dailyQuest": 1}}, "visit_s": 20},
+                        "cohorts": {"subscriber": 1}, "journeys_by_cohort": {"subscriber": {"dailyQuest": 1}}, "visit_s": 20,
+                        "min_gap_h": 10},
          "scenarios": [{"name": "day", "model": {"type": "population", "window": "day", "compression": 2880}}]}
         """.write(toFile: path, atomically: true, encoding: .utf8)
         let r = try EndToEndTests.fleet(["run", "--profile", path, "--out", dir.path, "--history", dir.path + "/h.sqlite"], timeout: 150)
