@@ -10,6 +10,7 @@ public enum FleetCLI {
         [
             RunCommand.self,
             ReplayCommand.self,
+            CapacityCommand.self,
             ProfileCommand.self,
             BlastCommand.self,
             StackCommand.self,

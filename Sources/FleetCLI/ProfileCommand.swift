@@ -17,6 +17,7 @@ public enum ProfileCommand: FleetCommand {
             do {
                 let p = try Profile.load(path: file)
                 io.out("\(file): ok (\(p.scenarios.count) scenario\(p.scenarios.count == 1 ? "" : "s"), planned \(Int(p.plannedDurationS)) s)")
+                for line in p.populationLines() { io.out(line) }
             } catch {
                 bad = true
                 io.err(error.description)

@@ -6,7 +6,7 @@ extension APIClient {
     /// `POST /auth/anonymous`; stores the tokens in `c`.
     public func signIn(_ c: Credentials, intended: UInt64, random: inout SeededRandom) async -> Result<String, APIError> {
         let body: JSONValue = ["install_id": .string(c.installId), "timezone": .string(c.timezone), "locale": .string(c.locale),
-                               "app_version": .string(settings.appVersion), "platform": .string(settings.platform)]
+                               "app_version": .string(c.appVersion ?? settings.appVersion), "platform": .string(settings.platform)]
         let r = await perform("POST /auth/anonymous", path: "/auth/anonymous", body: body, key: nil, credentials: nil,
                               intended: intended, random: &random) { resp -> (String, String, String?)? in
             guard let uid = resp.body["user_id"]?.string, let at = resp.body["access_token"]?.string else { return nil }

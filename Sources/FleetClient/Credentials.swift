@@ -11,6 +11,8 @@ public final class Credentials: @unchecked Sendable {
     public var locale: String
     /// IANA name or `±HH:MM`, given at sign-in; the stack counts streak days in it.
     public var timezone: String
+    /// The app version this install runs (a population's mix); nil = the client's.
+    public var appVersion: String?
 
     public init(installId: String, locale: String, timezone: String) {
         self.installId = installId
@@ -19,7 +21,11 @@ public final class Credentials: @unchecked Sendable {
     }
 
     /// Another device signed into the same install: same install id, locale and zone; tokens of its own.
-    public func sameInstall() -> Credentials { Credentials(installId: installId, locale: locale, timezone: timezone) }
+    public func sameInstall() -> Credentials {
+        let c = Credentials(installId: installId, locale: locale, timezone: timezone)
+        c.appVersion = appVersion
+        return c
+    }
 
     /// Forgets the tokens (account deleted, or sign-in must be redone).
     public func signOut() {

@@ -14,8 +14,9 @@ extension VirtualUser {
         let config = try expect(await client.config(credentials, intended: nextIntended, random: &random))
         device.poll = PollPolicy(config: config)
         device.languages = LanguageSupport(config: config)
-        if let min = config["min_app_version"]?.string, AppVersion.less(client.settings.appVersion, than: min) {
-            throw .failed(step: "config", code: "force_update", message: "app \(client.settings.appVersion) < \(min)")
+        let version = credentials.appVersion ?? client.settings.appVersion
+        if let min = config["min_app_version"]?.string, AppVersion.less(version, than: min) {
+            throw .failed(step: "config", code: "force_update", message: "app \(version) < \(min)")
         }
     }
 

@@ -27,6 +27,7 @@ struct HTMLReport {
         if !results.violations.isEmpty { h += invariantsSection() }
         h += cards()
         h += timelineSection()
+        h += arrivalsSection()
         h += distributionSection()
         h += endpointsSection()
         h += journeysSection()

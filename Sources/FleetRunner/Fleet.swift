@@ -13,6 +13,8 @@ public final class Fleet: Sendable {
     public let control: RunControl
     /// The users this process runs (`--shard i/N`); `.whole` for a single process.
     public let shard: Shard
+    /// Devices of a population's returning users (their later visits reuse them).
+    let returning = ReturningDevices()
 
     public init(profile: Profile, world: FleetWorld, control: RunControl, shard: Shard = .whole) {
         self.profile = profile
@@ -74,10 +76,17 @@ public final class Fleet: Sendable {
         let scenario = profile.scenarios[s]
         let stream = Self.stream(scenario: s, local: local)
         let d = Self.decisions(profile: profile, scenario: s, local: local)
-        let (journeyName, cohort, identity) = (d.journey, d.cohort, d.credentials)
-        let journey = JourneyCatalog.all[journeyName]!
-        // The amplifiers' draws have a generator of their own, so turning them on changes no other choice.
+        var (journeyName, cohort, identity) = (d.journey, d.cohort, d.credentials)
+        // The amplifiers' draws (and a population visit's journey) come from a generator of their
+        // own, so that turning them on changes none of the shard-stable decisions above.
         var pick = SeededRandom(seed: profile.seed ^ 0xA3_F117, stream: stream)
+        // A population's visit: the user's own traits, and its device again when it comes back.
+        let lease = populationLease(scenario: scenario, local: local, random: &pick)
+        if let lease {
+            guard let l = lease.value else { world.recorder.count("population_visits_skipped_busy"); return Int(stream) }
+            (journeyName, cohort, identity) = (l.journey, l.cohort, l.device.credentials)
+        }
+        let journey = JourneyCatalog.all[journeyName]!
         // A replay against a stack that already met this install makes it a new user again (same decisions).
         if let installSuffix { identity.installId += installSuffix }
         let amp = scenario.amplifiers
@@ -89,21 +98,27 @@ public final class Fleet: Sendable {
             midnight = at
         }
         let twin = amp.twinDevice > 0 && pick.chance(amp.twinDevice)
-        let checker = world.checker?.user(Int(stream), scenario: scenario.name, journey: journeyName, credentials: identity)
-        func makeUser(_ credentials: Credentials, stream offset: UInt64) -> VirtualUser {
-            let u = VirtualUser(index: Int(stream), seed: profile.seed ^ offset, world: world, device: Device(credentials: credentials),
+        // A returning user is one account to the checker too: its visits share one user's state.
+        let checkedAs = lease?.value.map { Int(Self.stream(scenario: s, local: PopulationUser.encode(user: $0.user, visit: 0))) } ?? Int(stream)
+        let checker = world.checker?.user(checkedAs, scenario: scenario.name, journey: journeyName, credentials: identity)
+        func makeUser(_ credentials: Credentials, stream offset: UInt64, device: Device? = nil) -> VirtualUser {
+            let u = VirtualUser(index: Int(stream), seed: profile.seed ^ offset, world: world, device: device ?? Device(credentials: credentials),
                                 cohort: cohort, start: intended)
             u.checker = checker
             u.amplifiers = amp
             return u
         }
-        let user = makeUser(identity, stream: 0)
+        let user = makeUser(identity, stream: 0, device: lease?.value?.device)
+        defer { if let l = lease?.value { returning.giveBack(l.user, user.device) } }
         world.recorder.recordLatency("user_start", intended: intended, actual: MonotonicClock.now(), end: MonotonicClock.now())
         await RequestScope.$observer.withValue(checker) {
             await RequestScope.$taps.withValue(amp.tapPolicy) {
                 // The cohort's starting state, reached through the API and recorded apart (`warmup:`);
                 // a user whose warm-up failed does not walk its journey from a wrong state.
-                guard await Population.prepare(user) else { return }
+                // A returning visit is already in its cohort's state: no warm-up again.
+                if lease?.value?.returning != true {
+                    guard await Population.prepare(user) else { return }
+                }
                 // Shadows replay the user's own decisions (same seed); a twin has decisions of its own.
                 var others = (0..<shadows).map { _ -> VirtualUser in
                     let o = makeUser(identity.sameInstall(), stream: 0)

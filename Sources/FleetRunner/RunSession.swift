@@ -112,6 +112,7 @@ public final class RunSession: @unchecked Sendable {
             + (shard.isWhole ? "" : "-shard-\(shard.index)-of-\(shard.count)")
         say("run \(runId): profile \(profile.name), seed \(profile.seed), target \(base), planned \(Int(planned)) s"
             + (shard.isWhole ? "" : ", shard \(shard) (users ≡ \(shard.index) mod \(shard.count))"))
+        for line in profile.populationLines() { say(line) }
 
         let target = stack == nil ? base : "embedded (\(base))"
         let git = GitRevision.current()
@@ -195,6 +196,7 @@ public final class RunSession: @unchecked Sendable {
         var snapshot = recorder.snapshot(meta)
         snapshot.violations = violations
         let results = Verdict.apply(profile: profile, to: snapshot)
+        for line in profile.populationLines(after: results) { say(line) }
         return try Reporting.write(results, options: options, say: say, interrupted: interrupted) { dir in
             try checker?.writeTraces(to: dir)
             if let json = self.options.profileJSON {

@@ -21,7 +21,7 @@ public struct WorkloadModelConfig: Sendable {
 
     /// Every model type, for parsing and for the error that lists them.
     public static let types: [any WorkloadModel.Type] = [
-        PerUserOnce.self, ConstantArrivalRate.self, RampingArrivalRate.self, ConstantPopulation.self, RampingPopulation.self,
+        PerUserOnce.self, ConstantArrivalRate.self, RampingArrivalRate.self, ConstantPopulation.self, RampingPopulation.self, PopulationModel.self,
     ]
 
     static func parse(_ v: JSONValue?, path: String, reader: ProfileReader) -> WorkloadModelConfig? {

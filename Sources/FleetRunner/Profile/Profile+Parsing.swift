@@ -13,7 +13,8 @@ public struct ProfileError: Error, CustomStringConvertible {
 extension Profile {
     static let topLevel: Set<String> = ["name", "description", "seed", "duration_s", "grace_s", "target", "stack", "client",
                                         "corpus", "think_times", "probabilities", "time_scale", "network", "scenarios",
-                                        "thresholds", "max_lag_ms", "window_s", "max_rerecords", "debug", "checks", "regression"]
+                                        "thresholds", "max_lag_ms", "window_s", "max_rerecords", "debug", "checks", "regression",
+                                        "population", "capacity"]
 
     /// Keys that do not change the load a profile sends, left out of its hash: words, the
     /// embedded stack's settings (the system under test, which an A/B comparison changes on
@@ -135,6 +136,9 @@ extension Profile {
             minEffect = r.number(g, "min_effect", "regression", atLeast: 0, atMost: 1) ?? minEffect
             minAbsoluteMs = r.number(g, "min_abs_ms", "regression", atLeast: 0) ?? minAbsoluteMs
         }
+        let population = PopulationSpec.parse(o["population"], r)
+        let capacity = CapacitySettings.parse(o["capacity"], profileMaxLagMs: maxLag, r)
+        let popScenarios = attachPopulation(population, seed: seed, to: scenarios, r)
         if !r.issues.isEmpty { throw ProfileError(file: file, issues: r.issues) }
         var behaviour = Behaviour(thinkTimes: thinkTimes, defaultThinkTime: defaultThink, probabilities: probabilities,
                                   timeScale: timeScale, clipMix: clipMix, maxReRecords: maxReRecords)
@@ -145,9 +149,10 @@ extension Profile {
         behaviour.relaunchDelay = network.relaunch
         return Profile(name: name, description: o["description"]?.string ?? "", seed: seed, durationS: duration, graceS: grace,
                        target: target, stack: o["stack"], client: client, corpusDir: corpusDir, behaviour: behaviour,
-                       network: network, scenarios: scenarios, thresholds: thresholds, maxLagMs: maxLag, windowS: window,
+                       network: network, scenarios: popScenarios, thresholds: thresholds, maxLagMs: maxLag, windowS: window,
                        debug: debug, checks: checks, minEffect: minEffect, minAbsoluteMs: minAbsoluteMs,
-                       hashBasis: JSONValue.object(o.filter { !unhashed.contains($0.key) }).serialized())
+                       hashBasis: JSONValue.object(o.filter { !unhashed.contains($0.key) }).serialized(),
+                       population: population, capacity: capacity)
     }
 
     static func parseScenarios(_ v: JSONValue?, durationS: Double, _ r: ProfileReader) -> [Scenario] {
@@ -169,7 +174,8 @@ extension Profile {
             let model = WorkloadModelConfig.parse(so["model"], path: "\(p).model", reader: r)
             // `journeys` may be left out when `cohorts` is given: then `journeys` is empty and each
             // cohort walks its default mix (`Population.defaultJourneyWeights`).
-            let cohortsGiven = !(so["cohorts"]?.isNull ?? true)
+            // A `population` scenario draws cohorts and journeys from the population section.
+            let cohortsGiven = !(so["cohorts"]?.isNull ?? true) || so["model"]?["type"]?.string == PopulationModel.type
             let journeys = r.weights(so, "journeys", p, allowed: Set(JourneyCatalog.all.keys), required: !cohortsGiven)
                 ?? (cohortsGiven ? [:] : nil)
             let cohorts = r.weights(so, "cohorts", p, allowed: JourneyCatalog.cohorts) ?? ["new": 1]

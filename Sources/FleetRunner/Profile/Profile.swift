@@ -42,6 +42,9 @@ public struct Profile: Sendable {
     public var hash: String {
         SHA256.hex(Array("\(hashBasis)|seed=\(seed)|duration_s=\(durationS)".utf8))
     }
+    /// Daily active users and when they come (`population`), and how `fleet capacity` searches (`capacity`).
+    public var population: PopulationSpec? = nil
+    public var capacity: CapacitySettings? = nil
 }
 
 /// `"debug": {"stall_at_s": 5, "stall_s": 1}`: at `stall_at_s` into the run, every thread of the

@@ -1,0 +1,137 @@
+import Foundation
+import FleetCore
+import FleetHTTP
+import FleetJourneys
+
+/// `fleet capacity`: one stack, one engine, and the search's steps one after another, bounded by
+/// `--max-duration`; Ctrl-C ends the step under way and still writes what was found.
+public final class CapacityRun: @unchecked Sendable {
+    // @unchecked: `runner` and `stopped` are only touched under `lock`.
+    public let options: RunOptions
+    public let maxDurationS: Double
+    let launcher: any StackLauncher
+    let loadRecordings: @Sendable () throws -> any RecordingSource
+    let say: @Sendable (String) -> Void
+    private let lock = Lock()
+    private var runner: LiveStepRunner?
+    private var stopped = false
+
+    public init(options: RunOptions, maxDurationS: Double, launcher: any StackLauncher,
+                recordings: @escaping @Sendable () throws -> any RecordingSource, say: @escaping @Sendable (String) -> Void) {
+        self.options = options
+        self.maxDurationS = maxDurationS
+        self.launcher = launcher
+        self.loadRecordings = recordings
+        self.say = say
+    }
+
+    public func interrupt() {
+        let r = lock.withLock { () -> LiveStepRunner? in stopped = true; return runner }
+        say("stopping: ending the step under way; what was found is written")
+        r?.stop()
+    }
+
+    var interrupted: Bool { lock.withLock { stopped } }
+
+    public func run() async throws -> RunOutcome {
+        let profile = options.profile
+        guard !profile.scenarios.isEmpty else { throw RunInputError(description: "\(profile.name): no scenario to search with") }
+        var stack: (any RunningStack)?
+        let base: String
+        if let t = options.effectiveTarget { base = t } else {
+            let s = try launcher.start(settings: profile.stack)
+            stack = s
+            base = s.baseURL
+            say("embedded stack at \(base)")
+        }
+        defer { stack?.stop() }
+        if !LoopbackGuard.isLoopback(base), !options.allowRemote {
+            throw RunError("target \(base) is not a loopback address; pass --allow-remote to load a remote stack")
+        }
+        var engineConfig = HTTPEngine.Configuration()
+        engineConfig.maxConnections = profile.client.connections
+        let engine = try HTTPEngine(configuration: engineConfig)
+        defer { engine.shutdown() }
+        try await Preflight.check(base: base, engine: engine, timeoutS: options.reachTimeoutS)
+        let recordings: any RecordingSource
+        do { recordings = try loadRecordings() } catch { throw RunInputError(description: "\(error)") }
+
+        let settings = profile.capacity ?? CapacitySettings.defaults(maxLagMs: profile.maxLagMs)
+        let cores = Double(ProcessInfo.processInfo.activeProcessorCount)
+        let live = LiveStepRunner(profile: profile, settings: settings, clientSettings: profile.client.settings(baseURL: base),
+                                  engine: engine, recordings: recordings, cores: cores, say: say)
+        let already = lock.withLock { () -> Bool in runner = live; return stopped }
+        if already { live.stop() }
+        for line in profile.populationLines() { say(line) }
+        say("capacity search: profile \(profile.name), target \(base), start \(CapacityFormat.rate(settings.startRate)) users/s, "
+            + "tolerance \(Int(settings.tolerance * 100)) %, at most \(Int(maxDurationS)) s")
+        let startWall = WallClock.nowMillis()
+        let (search, stop) = await Self.search(settings: settings, runner: live, budgetS: maxDurationS,
+                                               isStopped: { [self] in interrupted }, say: say)
+        let elapsed = Double(WallClock.nowMillis() - startWall) / 1000
+        let result = search.result(stopReason: stop)
+        let report = CapacityReport(profile: profile, result: result, target: stack == nil ? "embedded (\(base))" : base,
+                                    elapsedS: elapsed, startedAtMs: startWall)
+        let dir = options.outDir + "/" + RunSession.runId(profile: "capacity-" + profile.name, wallMillis: startWall, seed: profile.seed)
+        let index = try report.write(to: dir)
+        for line in report.lines { say(line) }
+        say("report: \(index)")
+        let code: Int32 = interrupted ? ExitCode.interrupted
+            : (result.sustainable != nil && !result.generatorBound ? ExitCode.success : ExitCode.failure)
+        return RunOutcome(reportDir: dir, indexPath: index, exitCode: code, summaryLines: report.lines)
+    }
+
+    /// The search loop, apart from stacks and files: steps from `runner` until the search
+    /// converges, the budget would be overrun, or `isStopped`.
+    public static func search(settings: CapacitySettings, runner: any CapacityStepRunner, budgetS: Double,
+                              isStopped: @Sendable () -> Bool, say: @Sendable (String) -> Void) async -> (CapacitySearch, String?) {
+        var search = CapacitySearch(settings: settings)
+        let start = MonotonicClock.now()
+        var index = 0
+        while let rate = search.nextRate() {
+            if isStopped() { return (search, "interrupted") }
+            let left = budgetS - Double(MonotonicClock.now() &- start) / 1e9
+            let stepMax = min(settings.maxStepS, left)
+            if stepMax < settings.minStepS { return (search, "time budget (--max-duration \(Int(budgetS)) s) spent") }
+            index += 1
+            let step = await runner.runStep(index: index, rate: rate, maxS: stepMax)
+            // A step cut short by Ctrl-C says nothing either way: not scored, not an upper bound.
+            if isStopped() {
+                say("step \(index): offered \(CapacityFormat.rate(rate)) users/s → interrupted, not scored")
+                return (search, "interrupted")
+            }
+            search.record(step)
+            say(CapacityReport.stepLine(step))
+            if search.nextRate() != nil {
+                let drainRate = search.steps.map(\.assessmentsPerS).max() ?? 0
+                let pause = cooldown(after: step, settings: settings, drainRate: drainRate)
+                if pause > settings.cooldownS + 1 {
+                    say(String(format: "cooldown %.0f s: the stack still holds ~%.0f assessments from step %d", pause, step.backlog, index))
+                }
+                if pause > 0 { await Pause.sleep(seconds: pause) }
+            }
+        }
+        if search.highestPass == nil, search.lowestNonPass != nil { return (search, "no rate down to min_rate passed") }
+        return (search, nil)
+    }
+}
+
+extension CapacityRun {
+    /// `cooldown_s`; after a step that did not pass, plus the time the stack needs to work off
+    /// the step's backlog at the best rate it finished assessments in any step so far (a lower
+    /// bound of its capacity); at most 120 s more. After a passing step what is in flight is
+    /// work in service, done within a turnaround.
+    static func cooldown(after step: CapacityStep, settings: CapacitySettings, drainRate: Double) -> Double {
+        if step.verdict == .pass { return settings.cooldownS }
+        let drain = step.backlog / max(drainRate, step.assessmentsPerS, 0.5)
+        return settings.cooldownS + min(120, drain * 1.2)
+    }
+}
+
+extension CapacitySettings {
+    static func defaults(maxLagMs: Double) -> CapacitySettings {
+        var s = CapacitySettings()
+        s.maxLagMs = maxLagMs
+        return s
+    }
+}
