@@ -46,17 +46,7 @@ public enum CapacityCommand: FleetCommand {
                                  launcher: ChildProcessStackLauncher(executable: SelfExecutable.path()),
                                  recordings: recordings, say: io.out)
         return SignalBridge.withInterrupts({ search.interrupt() }) {
-            BlockingTask.run {
-                do {
-                    return try await search.run().exitCode
-                } catch let e as RunInputError {
-                    io.err(e.description)
-                    return ExitCode.usage
-                } catch {
-                    io.err("fleet capacity: \(error)")
-                    return ExitCode.failure
-                }
-            }
+            exitCode(of: "capacity", io: io) { try await search.run().exitCode }
         }
     }
 }

@@ -1,4 +1,5 @@
 import FleetCore
+import FleetRunner
 /// The CLI is a thin shell: each subcommand is one type in its own file that parses its arguments
 /// and calls a library. Process globals (stdout, exit, signals) are touched only in `main.swift`
 /// of the `fleet` executable and in `FleetCLI.main`, so that tests can run any command in memory.
@@ -82,5 +83,21 @@ public struct ArgumentReader {
         }
         positional = args
         return args
+    }
+}
+
+/// Runs a long command's body to its exit code: bad input found once it began (`RunInputError`)
+/// is exit 2, anything else thrown exit 1 with `fleet NAME: error`.
+func exitCode(of name: String, io: CommandIO, _ body: @escaping @Sendable () async throws -> Int32) -> Int32 {
+    BlockingTask.run {
+        do {
+            return try await body()
+        } catch let e as RunInputError {
+            io.err(e.description)
+            return ExitCode.usage
+        } catch {
+            io.err("fleet \(name): \(error)")
+            return ExitCode.failure
+        }
     }
 }

@@ -26,16 +26,6 @@ enum ReplayCommand: FleetCommand {
         if !(try a.finish()).isEmpty { throw UsageError("unexpected argument '\(a.positional[0])'") }
         let session = ReplaySession(options: options, launcher: ChildProcessStackLauncher(executable: SelfExecutable.path()),
                                     recordings: { try CorpusRecordings.load(directory: $0) }, say: io.out)
-        return BlockingTask.run {
-            do {
-                return try await session.run() != nil ? ExitCode.invariantViolated : ExitCode.success
-            } catch let e as RunInputError {
-                io.err(e.description)
-                return ExitCode.usage
-            } catch {
-                io.err("fleet replay: \(error)")
-                return ExitCode.failure
-            }
-        }
+        return exitCode(of: "replay", io: io) { try await session.run() != nil ? ExitCode.invariantViolated : ExitCode.success }
     }
 }

@@ -103,17 +103,7 @@ public enum RunCommand: FleetCommand {
         let session = RunSession(options: options, launcher: ChildProcessStackLauncher(executable: SelfExecutable.path()),
                                  recordings: recordings, say: io.out)
         return SignalBridge.withInterrupts({ session.interrupt() }) {
-            BlockingTask.run {
-                do {
-                    return try await session.run().exitCode
-                } catch let e as RunInputError {
-                    io.err(e.description)
-                    return ExitCode.usage
-                } catch {
-                    io.err("fleet run: \(error)")
-                    return ExitCode.failure
-                }
-            }
+            exitCode(of: "run", io: io) { try await session.run().exitCode }
         }
     }
 }

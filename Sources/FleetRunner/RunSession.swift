@@ -51,20 +51,9 @@ public final class RunSession: @unchecked Sendable {
 
     public func run() async throws -> RunOutcome {
         let profile = options.profile
-        var stack: (any RunningStack)?
-        let base: String
-        if let t = options.effectiveTarget {
-            base = t
-        } else {
-            let s = try launcher.start(settings: profile.stack)
-            stack = s
-            base = s.baseURL
-            say("embedded stack at \(base)")
-        }
+        let (base, stack) = try RunTarget.resolve(target: options.effectiveTarget, allowRemote: options.allowRemote,
+                                                    settings: profile.stack, launcher: launcher, say: say)
         defer { stack?.stop() }
-        if !LoopbackGuard.isLoopback(base), !options.allowRemote {
-            throw RunError("target \(base) is not a loopback address; pass --allow-remote to load a remote stack")
-        }
         if let a = options.sourceAddress, !LoopbackGuard.isLoopbackAddress(a), !options.allowRemote {
             throw RunError("--source-address \(a) is not a loopback address; pass --allow-remote to send from another interface")
         }

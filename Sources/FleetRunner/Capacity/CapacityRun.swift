@@ -36,18 +36,9 @@ public final class CapacityRun: @unchecked Sendable {
     public func run() async throws -> RunOutcome {
         let profile = options.profile
         guard !profile.scenarios.isEmpty else { throw RunInputError(description: "\(profile.name): no scenario to search with") }
-        var stack: (any RunningStack)?
-        let base: String
-        if let t = options.effectiveTarget { base = t } else {
-            let s = try launcher.start(settings: profile.stack)
-            stack = s
-            base = s.baseURL
-            say("embedded stack at \(base)")
-        }
+        let (base, stack) = try RunTarget.resolve(target: options.effectiveTarget, allowRemote: options.allowRemote,
+                                                    settings: profile.stack, launcher: launcher, say: say)
         defer { stack?.stop() }
-        if !LoopbackGuard.isLoopback(base), !options.allowRemote {
-            throw RunError("target \(base) is not a loopback address; pass --allow-remote to load a remote stack")
-        }
         var engineConfig = HTTPEngine.Configuration()
         engineConfig.maxConnections = profile.client.connections
         let engine = try HTTPEngine(configuration: engineConfig)
