@@ -85,10 +85,13 @@ public final class Fleet: Sendable {
         if let lease {
             guard let l = lease.value else { world.recorder.count("population_visits_skipped_busy"); return Int(stream) }
             (journeyName, cohort, identity) = (l.journey, l.cohort, l.device.credentials)
+        } else if let v = visitorDraw(scenario: scenario, local: local, random: &pick) {
+            (journeyName, cohort, identity) = v
         }
         let journey = JourneyCatalog.all[journeyName]!
         // A replay against a stack that already met this install makes it a new user again (same decisions).
-        if let installSuffix { identity.installId += installSuffix }
+        // (A returning visit's device already carries it from the user's first visit.)
+        if let installSuffix, !identity.installId.hasSuffix(installSuffix) { identity.installId += installSuffix }
         let amp = scenario.amplifiers
         // The midnight amplifier: a timezone whose local midnight falls 10–70 s after arrival.
         var midnight: UInt64?

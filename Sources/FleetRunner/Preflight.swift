@@ -40,3 +40,18 @@ enum GitRevision {
         return p.terminationStatus == 0 && !s.isEmpty ? s : "unknown"
     }
 }
+
+/// The embedded stack's row counts (`GET /_stack/stats`, not part of the contract): the database
+/// size a capacity search reached. nil when the stack does not answer it.
+enum StackStats {
+    static func fetch(base: String, engine: HTTPEngine) async -> (users: Int64, sessions: Int64)? {
+        let request = HTTPRequest(method: "GET", url: base + "/_stack/stats", headers: [HTTPHeader("Accept", "application/json")],
+                                  timeout: 10)
+        let result: Result<HTTPResponse, HTTPError> = await withCheckedContinuation { c in
+            engine.send(request, queue: DispatchQueue.global()) { c.resume(returning: $0) }
+        }
+        guard case let .success(r) = result, r.status == 200, let json = try? JSONValue.parse(r.body),
+              let users = json["users"]?.int, let sessions = json["sessions"]?.int else { return nil }
+        return (Int64(users), Int64(sessions))
+    }
+}

@@ -105,7 +105,15 @@ public final class ReplaySession: Sendable {
         let fleet = Fleet(profile: profile, world: world, control: RunControl())
         let suffix = "-replay-\(attempt)-\(startWall)"
         let shadows = options.amplify
-        let walk = Task { await fleet.walkUser(scenario: scenario, local: local, intended: start, shadows: shadows, installSuffix: suffix) }
+        let locals = Self.visits(profile: profile, scenario: scenario, local: local)
+        if locals.count > 1 { say("user \(options.user) is a returning population user: its \(locals.count) visits in order, one device") }
+        // One after another through one Fleet, so a later visit finds the device (tokens, state) the earlier left.
+        let walk = Task {
+            for (i, l) in locals.enumerated() where !Task.isCancelled {
+                await fleet.walkUser(scenario: scenario, local: l, intended: i == 0 ? start : MonotonicClock.now(), shadows: shadows,
+                                     installSuffix: suffix)
+            }
+        }
         // Bounded like the run: the profile's duration plus grace, then the walk is cancelled.
         let cap = Task {
             if await Pause.sleep(seconds: profile.durationS + profile.graceS) { walk.cancel() }
@@ -114,5 +122,20 @@ public final class ReplaySession: Sendable {
         cap.cancel()
         await checker.audit(client: client, say: say)
         return (checker.violations, checker)
+    }
+}
+
+extension ReplaySession {
+    /// The launch indices to walk for user `local`: itself, or for a population scenario every
+    /// visit the run gave that user (a violation names the user's first visit: all its visits
+    /// are one account to the checker).
+    static func visits(profile: Profile, scenario: Int, local: Int) -> [Int] {
+        guard let m = profile.scenarios[scenario].model.model as? PopulationModel, let spec = m.spec else { return [local] }
+        let user = PopulationUser.decode(local).user
+        let end = min(profile.durationS, m.plannedDurationS)
+        let visits = PopulationSchedule.visits(spec, seed: m.seed, users: user + 1, window: m.window, compression: m.compression,
+                                               dayStartMs: PopulationSchedule.today())
+        let mine = visits.filter { $0.user == user && $0.t < end }.map { PopulationUser.encode(user: user, visit: $0.visit) }
+        return mine.isEmpty ? [local] : mine
     }
 }

@@ -31,7 +31,7 @@ final class CapacityBinaryTests: XCTestCase {
         XCTAssertTrue(r.out.contains("step 1: offered 1.50 users/s → pass"), r.out)
         XCTAssertTrue(r.out.contains("step 2: offered 6.00 users/s → fail (turnaround p99"), r.out)
         XCTAssertTrue(r.out.contains("capacity: limiting SLO: turnaround p99"), r.out)
-        XCTAssertTrue(r.out.contains("capacity: database reached"), r.out)
+        XCTAssertTrue(r.out.contains("capacity: database reached (the stack's own count): "), r.out)
         let run = try XCTUnwrap(try FileManager.default.contentsOfDirectory(atPath: dir.path).first { $0.hasPrefix("capacity-capacity-test-") })
         let csv = try String(contentsOfFile: dir.path + "/\(run)/capacity.csv", encoding: .utf8).split(separator: "\n")
         XCTAssertTrue(csv[0].hasPrefix("step,offered_rate,verdict,limit,"))

@@ -10,6 +10,8 @@ struct CapacityReport {
     let target: String
     let elapsedS: Double
     let startedAtMs: Int64
+    /// Rows in the stack's own database at the end (the embedded stack's `/_stack/stats`).
+    var database: (users: Int64, sessions: Int64)?
 
     var lines: [String] {
         var out = ["capacity: " + result.headline]
@@ -28,7 +30,13 @@ struct CapacityReport {
         }
         let users = result.steps.reduce(Int64(0)) { $0 + $1.usersCreated }
         let sessions = result.steps.reduce(Int64(0)) { $0 + $1.sessionsCreated }
-        out.append("capacity: database reached (created by the search, as the bench counted): \(users) users, \(sessions) sessions")
+        if let d = database {
+            out.append("capacity: database reached (the stack's own count): \(d.users) users, \(d.sessions) sessions "
+                       + "(the search created \(users) users, \(sessions) sessions)")
+        } else {
+            out.append("capacity: database reached (created by the search, as the bench counted; the server's own count "
+                       + "is not part of the contract): \(users) users, \(sessions) sessions")
+        }
         out.append(String(format: "capacity: %d steps in %.0f s%@", result.steps.count, elapsedS,
                           result.converged ? ", converged" : "; stopped: " + (result.stopReason ?? "no further step")))
         return out

@@ -54,6 +54,7 @@ public final class CapacityRun: @unchecked Sendable {
         let already = lock.withLock { () -> Bool in runner = live; return stopped }
         if already { live.stop() }
         for line in profile.populationLines() { say(line) }
+        say(Self.mixLine(profile))
         say("capacity search: profile \(profile.name), target \(base), start \(CapacityFormat.rate(settings.startRate)) users/s, "
             + "tolerance \(Int(settings.tolerance * 100)) %, at most \(Int(maxDurationS)) s")
         let startWall = WallClock.nowMillis()
@@ -61,8 +62,11 @@ public final class CapacityRun: @unchecked Sendable {
                                                isStopped: { [self] in interrupted }, say: say)
         let elapsed = Double(WallClock.nowMillis() - startWall) / 1000
         let result = search.result(stopReason: stop)
-        let report = CapacityReport(profile: profile, result: result, target: stack == nil ? "embedded (\(base))" : base,
+        // The embedded stack says how big its database grew; another server's is unknown.
+        let database = stack == nil ? nil : await StackStats.fetch(base: base, engine: engine)
+        var report = CapacityReport(profile: profile, result: result, target: stack == nil ? base : "embedded (\(base))",
                                     elapsedS: elapsed, startedAtMs: startWall)
+        report.database = database
         let dir = options.outDir + "/" + RunSession.runId(profile: "capacity-" + profile.name, wallMillis: startWall, seed: profile.seed)
         let index = try report.write(to: dir)
         for line in report.lines { say(line) }
@@ -116,6 +120,24 @@ extension CapacityRun {
         if step.verdict == .pass { return settings.cooldownS }
         let drain = step.backlog / max(drainRate, step.assessmentsPerS, 0.5)
         return settings.cooldownS + min(120, drain * 1.2)
+    }
+}
+
+extension CapacityRun {
+    /// Which users a step offers: the population's visitors, or the first scenario's mix.
+    static func mixLine(_ profile: Profile) -> String {
+        if let p = profile.population {
+            let total = max(p.cohorts.values.reduce(0, +), 1e-12)
+            let cohorts = p.cohorts.sorted { $0.key < $1.key }.map { "\($0.key) \(Int(($0.value / total * 100).rounded())) %" }
+                .joined(separator: ", ")
+            return "capacity: each step's arrivals are new users of the population (\(cohorts); journeys by cohort, locales, "
+                + "timezones, app versions as the population draws them); a cohort's warm-up adds load a real returning visit "
+                + "does not have, so the figure errs low"
+        }
+        let s = profile.scenarios[0]
+        let others = profile.scenarios.count > 1 ? "; scenarios after the first are not offered" : ""
+        let journeys = s.journeys.isEmpty ? "each cohort's default mix" : s.journeys.keys.sorted().joined(separator: ", ")
+        return "capacity: each step offers scenario \(s.name) (\(journeys))\(others)"
     }
 }
 

@@ -46,7 +46,9 @@ final class LiveStepRunner: CapacityStepRunner, @unchecked Sendable {
 
     var isStopped: Bool { lock.withLock { stopped } }
 
-    /// The profile as one step runs it: the first scenario at `rate`, bounded by `max_step_s`.
+    /// The profile as one step runs it: the first scenario at `rate`, bounded by `max_step_s`;
+    /// with a population section, its visitors (traits, cohorts, journeys by cohort) arrive instead
+    /// of the scenario's own mix, so the knee is the population's.
     func stepProfile(rate: Double, maxS: Double, index: Int) -> Profile {
         var p = profile
         // Users of every step are new people: a seed of its own per step, or step 2 would sign in
@@ -55,6 +57,7 @@ final class LiveStepRunner: CapacityStepRunner, @unchecked Sendable {
         var s = profile.scenarios[0]
         s.startS = 0
         s.model = WorkloadModelConfig(model: ConstantArrivalRate(rate: rate, durationS: maxS, maxUsers: settings.maxUsers))
+        s.visitors = profile.population
         p.scenarios = [s]
         p.durationS = maxS
         return p

@@ -1,3 +1,4 @@
+import FleetClient
 import FleetCore
 import FleetJourneys
 
@@ -33,5 +34,17 @@ extension Fleet {
             return PopulationLeaseResult(value: PopulationVisitLease(user: u, device: d, cohort: traits.cohort, journey: journey,
                                                                      returning: true))
         }
+    }
+}
+
+extension Fleet {
+    /// For a scenario with `visitors`: user `local` as a new user of that population (its traits,
+    /// its cohort, a journey from its cohort's mix). nil for other scenarios.
+    func visitorDraw(scenario: Scenario, local: Int, random: inout SeededRandom) -> (journey: String, cohort: String, credentials: Credentials)? {
+        guard let spec = scenario.visitors else { return nil }
+        let traits = PopulationUser.draw(spec, seed: profile.seed, index: local)
+        let (journey, _) = Population.pick(journeys: spec.journeysByCohort[traits.cohort] ?? [:], cohorts: [traits.cohort: 1],
+                                           random: &random)
+        return (journey, traits.cohort, traits.credentials())
     }
 }

@@ -22,8 +22,13 @@ extension Profile {
         let perEndpoint = r.endpoints.filter { !$0.name.hasPrefix("warmup:") && !$0.name.hasPrefix("audit:") }.map { e in (e.name, Double(e.latency.corrected.count) / Double(visits) * peak) }
             .sorted { $0.1 > $1.1 }
         let total = perEndpoint.reduce(0) { $0 + $1.1 }
-        out.append(String(format: "population: at its peak (%.3g users/s) the whole population would send ~%.3g requests/s:", peak, total))
-        for (name, rps) in perEndpoint.prefix(12) { out.append(String(format: "population:   %@ %.3g/s", name, rps)) }
+        let expected = expectedRequests(curve.spec).perVisit
+        out.append(String(format: "population: at its peak (%.3g users/s) the whole population would send ~%.3g requests/s "
+                          + "(requests per visit as measured in this run; forecast before it: ~%.3g/s):",
+                          peak, total, expected.values.reduce(0, +) * peak))
+        for (name, rps) in perEndpoint.prefix(12) {
+            out.append(String(format: "population:   %@ %.3g/s (forecast %.3g/s)", name, rps, (expected[name] ?? 0) * peak))
+        }
         return out
     }
 }

@@ -32,6 +32,13 @@ extension Profile {
                                 s.name, m.window == .day ? "the UTC day" : "the peak hour", len, m.compression, m.users, m.sample,
                                 curve.peak.rate * m.sample * m.compression))
         }
-        return lines
+        return lines + expectedRequests(curve.spec).lines(peakVisitsPerS: curve.peak.rate)
+    }
+
+    /// The population's forecast requests; the force-update gate is the embedded stack's
+    /// (`stack.minAppVersion`, default 1.0.0) unless the run has a target, whose gate is unknown here.
+    func expectedRequests(_ spec: PopulationSpec) -> ExpectedRequests {
+        let gate = target == nil ? (stack?["minAppVersion"]?.string ?? "1.0.0") : nil
+        return ExpectedRequests(spec: spec, minAppVersion: gate)
     }
 }

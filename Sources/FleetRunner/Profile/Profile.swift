@@ -98,4 +98,8 @@ public struct Scenario: Sendable {
     public var cohorts: [String: Double]
     /// Race amplifiers (bug hunting); all off unless the profile sets them.
     public var amplifiers = Amplifiers()
+    /// Arrivals drawn from this population (traits, cohort, journey by cohort) instead of
+    /// `journeys`/`cohorts`: how `fleet capacity` offers a population's visit mix at a constant
+    /// rate. Each arrival is a new user of the population. Not read from profile files.
+    public var visitors: PopulationSpec?
 }

@@ -94,3 +94,14 @@ extension StackApp {
         return .empty(204)
     }
 }
+
+extension StackApp {
+    /// `GET /_stack/stats` → 200 `{users, sessions, attempts, settlements}`: rows in the database now.
+    func stats() throws -> Reply {
+        var out: [String: JSONValue] = [:]
+        for table in ["users", "sessions", "attempts", "settlements"] {
+            out[table] = .number(Double(try db.queryOne("SELECT COUNT(*) FROM \(table)")?.int(0) ?? 0))
+        }
+        return .json(200, .object(out))
+    }
+}
