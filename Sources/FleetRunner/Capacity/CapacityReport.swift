@@ -43,27 +43,33 @@ struct CapacityReport {
     }
 
     static func stepLine(_ s: CapacityStep) -> String {
-        String(format: "step %d: offered %@ users/s → %@%@ · achieved %.2f journeys/s · turnaround p50 %.0f p99 %.0f ms · settlement p99 %.0f ms · errors %.2f %% · lag p99 %.0f ms · cpu %.2f · %.0f s%@",
+        let turnaround = s.turnaroundSamples > 0
+            ? String(format: "turnaround p50 %.0f p99 %.0f ms", s.turnaroundP50Ms, s.turnaroundP99Ms) : "turnaround — (no assessment)"
+        let settlement = s.settlementSamples > 0 ? String(format: "settlement p99 %.0f ms", s.settlementP99Ms) : "settlement — (none settled)"
+        return String(format: "step %d: offered %@ users/s → %@%@ · achieved %.2f journeys/s · %@ · %@ · errors %.2f %% · lag p99 %.0f ms · cpu %.2f · %.0f s%@",
                s.index, CapacityFormat.rate(s.offeredRate), s.verdict.label, s.verdict.detail.isEmpty ? "" : " (\(s.verdict.detail))",
-               s.achievedJourneysPerS, s.turnaroundP50Ms, s.turnaroundP99Ms, s.settlementP99Ms, s.errorRate * 100, s.lagP99Ms,
+               s.achievedJourneysPerS, turnaround, settlement, s.errorRate * 100, s.lagP99Ms,
                s.generatorCPU, s.durationS, s.steady ? ", steady" : "") + (s.topError.isEmpty ? "" : " · top error: " + s.topError)
     }
 
     static let csvHeader = "step,offered_rate,verdict,limit,duration_s,measured_windows,steady,achieved_journeys_per_s,assessments_per_s,"
         + "turnaround_p50_ms,turnaround_p99_ms,turnaround_p99_min_ms,turnaround_p99_max_ms,settlement_p50_ms,settlement_p99_ms,"
         + "settlement_p99_min_ms,settlement_p99_max_ms,error_rate,requests,dropped,lag_p99_ms,generator_cpu,concurrent_users,"
-        + "users_created,sessions_created"
+        + "users_created,sessions_created,turnaround_samples,settlement_samples"
 
     var csv: String {
         var out = Self.csvHeader + "\n"
         for s in result.steps {
+            func t(_ v: Double) -> String { s.turnaroundSamples > 0 ? g(v) : "" }
+            func st(_ v: Double) -> String { s.settlementSamples > 0 ? g(v) : "" }
             let cells: [String] = [
                 String(s.index), g(s.offeredRate), s.verdict.label, "\"" + s.verdict.detail.replacingOccurrences(of: "\"", with: "'") + "\"",
                 g(s.durationS), String(s.measuredWindows), String(s.steady), g(s.achievedJourneysPerS), g(s.assessmentsPerS),
-                g(s.turnaroundP50Ms), g(s.turnaroundP99Ms), g(s.turnaroundP99Spread.min), g(s.turnaroundP99Spread.max),
-                g(s.settlementP50Ms), g(s.settlementP99Ms), g(s.settlementP99Spread.min), g(s.settlementP99Spread.max),
+                // A percentile of no sample is an empty cell, not 0 ms.
+                t(s.turnaroundP50Ms), t(s.turnaroundP99Ms), t(s.turnaroundP99Spread.min), t(s.turnaroundP99Spread.max),
+                st(s.settlementP50Ms), st(s.settlementP99Ms), st(s.settlementP99Spread.min), st(s.settlementP99Spread.max),
                 g(s.errorRate), String(s.requests), String(s.dropped), g(s.lagP99Ms), g(s.generatorCPU), g(s.concurrentUsers),
-                String(s.usersCreated), String(s.sessionsCreated),
+                String(s.usersCreated), String(s.sessionsCreated), String(s.turnaroundSamples), String(s.settlementSamples),
             ]
             out += cells.joined(separator: ",") + "\n"
         }
@@ -82,7 +88,8 @@ struct CapacityReport {
             CapacityPoint(step: s.index, offered: s.offeredRate, achieved: s.achievedJourneysPerS, verdict: s.verdict.label,
                           detail: s.verdict.detail,
                           turnaround: (s.turnaroundP50Ms, s.turnaroundP99Ms, s.turnaroundP99Spread.min, s.turnaroundP99Spread.max),
-                          settlement: (s.settlementP50Ms, s.settlementP99Ms, s.settlementP99Spread.min, s.settlementP99Spread.max))
+                          settlement: (s.settlementP50Ms, s.settlementP99Ms, s.settlementP99Spread.min, s.settlementP99Spread.max),
+                          turnaroundSamples: s.turnaroundSamples, settlementSamples: s.settlementSamples)
         }
         let html = CapacityPage.html(title: profile.name, lines: lines, points: points, knee: result.sustainable?.offeredRate)
         let index = dir + "/index.html"

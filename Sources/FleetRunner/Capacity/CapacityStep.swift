@@ -40,6 +40,9 @@ public struct CapacityStep: Sendable, Equatable {
     public var turnaroundP50Ms: Double = 0
     public var turnaroundP99Ms: Double = 0
     public var turnaroundP99Spread: (min: Double, max: Double) = (0, 0)
+    /// Samples behind the percentiles: 0 means none was measured (shown as —, never as 0 ms).
+    public var turnaroundSamples: Int64 = 0
+    public var settlementSamples: Int64 = 0
     public var settlementP50Ms: Double = 0
     public var settlementP99Ms: Double = 0
     public var settlementP99Spread: (min: Double, max: Double) = (0, 0)

@@ -155,6 +155,7 @@ public struct StepJudge: Sendable {
         s.errorRate = s.requests > 0 ? Double(errors) / Double(s.requests) : 0
         s.turnaroundP50Ms = Self.ms(turn, 50); s.turnaroundP99Ms = Self.ms(turn, 99)
         s.settlementP50Ms = Self.ms(settle, 50); s.settlementP99Ms = Self.ms(settle, 99)
+        s.turnaroundSamples = Int64(turn.count); s.settlementSamples = Int64(settle.count)
         s.turnaroundP99Spread = (t99.min() ?? 0, t99.max() ?? 0)
         s.settlementP99Spread = (s99.min() ?? 0, s99.max() ?? 0)
         s.lagP99Ms = Self.ms(lag, 99)
