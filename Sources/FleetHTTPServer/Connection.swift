@@ -145,8 +145,7 @@ final class Connection {
         let e = HTTPParseError(status: 408, code: "request_timeout", message: "the request did not arrive in time")
         ResponseEncoder.encode(e.response, into: output, closing: true, http10KeepAlive: false, headRequest: false,
                                date: loop.dateCache)
-        let pending = output.readable
-        _ = send(fd, pending.baseAddress, pending.count, Int32(MSG_NOSIGNAL))
+        _ = try? Sys.send(fd, output.readable)
         output.clear()
     }
 
@@ -156,19 +155,26 @@ final class Connection {
 
     private func readOnce() -> ReadResult {
         let scratch = loop.scratch
-        while true {
-            let n = recv(fd, scratch.baseAddress, scratch.count, 0)
-            if n > 0 {
-                input.append(UnsafeRawBufferPointer(rebasing: scratch[0..<n]))
-                lastActivityAt = MonotonicClock.now()
-                // A short read drained the socket; edge-triggered epoll reports the next bytes.
-                if n < scratch.count && !peerHungUp { readReady = false }
-                return .data
-            }
-            if n == 0 { readReady = false; return .eof }
-            if errno == EINTR { continue }
+        let result: Sys.IOResult
+        do {
+            result = try Sys.recv(fd, into: scratch)
+        } catch {
             readReady = false
-            return errno == EAGAIN || errno == EWOULDBLOCK ? .wouldBlock : .failed
+            return .failed
+        }
+        switch result {
+        case .processed(0):
+            readReady = false
+            return .eof
+        case .processed(let n):
+            input.append(UnsafeRawBufferPointer(rebasing: scratch[0..<n]))
+            lastActivityAt = MonotonicClock.now()
+            // A short read drained the socket; edge-triggered epoll reports the next bytes.
+            if n < scratch.count && !peerHungUp { readReady = false }
+            return .data
+        case .wouldBlock:
+            readReady = false
+            return .wouldBlock
         }
     }
 
@@ -297,17 +303,16 @@ final class Connection {
     /// Sends as much output as the socket takes; false when the connection died and was closed.
     private func flushOutput() -> Bool {
         while !output.isEmpty {
-            let pending = output.readable
-            let n = send(fd, pending.baseAddress, pending.count, Int32(MSG_NOSIGNAL))
-            if n > 0 {
+            switch try? Sys.send(fd, output.readable) {
+            case .processed(let n) where n > 0:
                 output.consume(n)
                 lastWriteProgressAt = MonotonicClock.now()
-                continue
+            case .wouldBlock:
+                return true
+            case .processed, nil:  // nothing taken, or the connection failed
+                loop.close(self)
+                return false
             }
-            if n < 0 && errno == EINTR { continue }
-            if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { return true }
-            loop.close(self)
-            return false
         }
         output.clear()
         return true
@@ -317,7 +322,7 @@ final class Connection {
     /// and keep draining its input for a moment (a lingering close, as web servers do).
     private func beginClosing() {
         if peerClosedInput { loop.close(self); return }
-        shutdown(fd, Int32(SHUT_WR))
+        try? Sys.shutdownOutput(fd)
         lingerDeadline = MonotonicClock.now() + Self.lingerNanos
         input.clear(keepingUpTo: 0)
         drainWhileLingering()
@@ -326,15 +331,16 @@ final class Connection {
     private func drainWhileLingering() {
         let scratch = loop.scratch
         while readReady && !isClosed {
-            let n = recv(fd, scratch.baseAddress, scratch.count, 0)
-            if n > 0 {
+            switch try? Sys.recv(fd, into: scratch) {
+            case .processed(let n) where n > 0:
                 lingerDiscarded += n
                 if lingerDiscarded > Self.lingerMaxBytes { loop.close(self) }
-                continue
+            case .wouldBlock:
+                readReady = false
+                return
+            case .processed, nil:
+                loop.close(self)  // EOF or error: the client has our response or is gone
             }
-            if n < 0 && errno == EINTR { continue }
-            if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { readReady = false; return }
-            loop.close(self)  // EOF or error: the client has our response or is gone
         }
     }
 
