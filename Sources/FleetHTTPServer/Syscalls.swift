@@ -32,26 +32,29 @@ enum Sys {
 
     // MARK: The retry rule.
 
-    /// Runs `body` until it does not fail with `EINTR`; `-1` with any other errno throws.
+    /// Runs `body` until it does not fail with `EINTR`. On a call that can be told "later",
+    /// `EAGAIN`/`EWOULDBLOCK` return nil (no throw on the hot path); any other `-1` throws.
     @inline(__always)
-    private static func retrying<T: BinaryInteger>(_ call: String, _ body: () -> T) throws(ServerError) -> T {
+    private static func attempt<T: BinaryInteger>(_ call: String, laterIsValue: Bool,
+                                                  _ body: () -> T) throws(ServerError) -> T? {
         while true {
             let result = body()
             if result != -1 { return result }
             let code = errno
             if code == EINTR { continue }
+            if laterIsValue && (code == EAGAIN || code == EWOULDBLOCK) { return nil }
             throw .system(call: call, errno: code)
         }
     }
 
-    /// As `retrying`, but `EAGAIN`/`EWOULDBLOCK` come back as nil.
+    @inline(__always)
+    private static func retrying<T: BinaryInteger>(_ call: String, _ body: () -> T) throws(ServerError) -> T {
+        try attempt(call, laterIsValue: false, body)!  // nil only when "later" is a value
+    }
+
     @inline(__always)
     private static func retryingNonBlocking<T: BinaryInteger>(_ call: String, _ body: () -> T) throws(ServerError) -> T? {
-        do throws(ServerError) {
-            return try retrying(call, body)
-        } catch .system(_, let code) where code == EAGAIN || code == EWOULDBLOCK {
-            return nil
-        }
+        try attempt(call, laterIsValue: true, body)
     }
 
     // MARK: Descriptors.
