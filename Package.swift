@@ -57,6 +57,7 @@ let package = Package(
         // FleetClient too: the client's retry rules are tested against the same scripted raw server.
         .testTarget(name: "FleetHTTPTests", dependencies: ["FleetHTTP", "FleetStack", "FleetClient", "FleetMetrics", "FleetReport"]),
         .testTarget(name: "FleetSQLiteTests", dependencies: ["FleetSQLite"]),
+        // FleetCorpus's tests live here too for now (they share the audio tests' synthesizer).
         .testTarget(name: "FleetAudioTests", dependencies: ["FleetAudio", "FleetCorpus"]),
         .testTarget(name: "FleetMetricsTests", dependencies: ["FleetMetrics"]),
         .testTarget(name: "FleetStatsTests", dependencies: ["FleetStats", "FleetMetrics", "FleetCore"]),
