@@ -2,10 +2,13 @@
 // Fleet: a load and simulation test bench for the speaking-practice app's backend.
 // Module graph (dependencies point one way, C never leaks past its wrapper):
 //   C libraries ─▶ FleetHTTP (libcurl) · FleetSQLite (sqlite3) · FleetAudio (libsndfile)
+//                  · FleetHTTPServer (epoll, eventfd, accept4 through CSysShim)
 //   FleetCore (clock, seeded RNG, SHA-256/HMAC) ◀─ everything
+//   FleetAudio (decode, analyse, encode) ◀─ FleetCorpus (the bench's speech corpus) ◀─ FleetRunner, FleetCLI
 //   FleetMetrics ◀─ FleetStats (comparison, change points) ◀─ FleetReport
 //   FleetMetrics ◀─ FleetClient ◀─ FleetCheck (invariants) ◀─ FleetJourneys ◀─ FleetRunner ◀─ FleetCLI ◀─ fleet
-//   FleetStack (reference stack) and FleetReport stand beside them; only FleetCLI sees all.
+//   FleetHTTPServer, FleetSQLite, FleetAudio ◀─ FleetStack (reference stack; never the corpus).
+//   FleetStack and FleetReport stand beside the bench's chain; only FleetCLI sees all.
 import PackageDescription
 
 let package = Package(
@@ -23,24 +26,29 @@ let package = Package(
                        providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CSndfile", pkgConfig: "sndfile",
                        providers: [.apt(["libsndfile1-dev"])]),
+        // Linux epoll, eventfd and accept4, which Swift's Glibc module does not export.
+        .target(name: "CSysShim"),
 
         // MARK: Libraries.
         .target(name: "FleetCore"),
         .target(name: "FleetHTTP", dependencies: ["CCurl", "CCurlShim", "FleetCore"]),
         .target(name: "FleetSQLite", dependencies: ["CSQLite"]),
         .target(name: "FleetAudio", dependencies: ["CSndfile", "FleetCore"]),
+        .target(name: "FleetCorpus", dependencies: ["FleetCore", "FleetAudio"]),
+        // The reference stack's HTTP/1.1 server: epoll, keep-alive, pipelining, hostile-client limits.
+        .target(name: "FleetHTTPServer", dependencies: ["CSysShim", "FleetCore"]),
         .target(name: "FleetMetrics", dependencies: ["FleetCore"]),
         // Statistics over results: run comparison with intervals, change points over history.
         .target(name: "FleetStats", dependencies: ["FleetCore", "FleetMetrics"]),
-        .target(name: "FleetStack", dependencies: ["FleetCore", "FleetSQLite", "FleetAudio"],
+        .target(name: "FleetStack", dependencies: ["FleetCore", "FleetHTTPServer", "FleetSQLite", "FleetAudio"],
                 exclude: ["README.md"], resources: [.copy("Resources/articles.json")]),
         .target(name: "FleetClient", dependencies: ["FleetCore", "FleetHTTP", "FleetMetrics"]),
         .target(name: "FleetCheck", dependencies: ["FleetCore", "FleetClient", "FleetMetrics"]),
-        .target(name: "FleetJourneys", dependencies: ["FleetCore", "FleetClient", "FleetCheck", "FleetAudio", "FleetMetrics"]),
+        .target(name: "FleetJourneys", dependencies: ["FleetCore", "FleetClient", "FleetCheck", "FleetMetrics"]),
         .target(name: "FleetReport", dependencies: ["FleetCore", "FleetMetrics", "FleetStats", "FleetSQLite"]),
         .target(name: "FleetRunner", dependencies: ["FleetCore", "FleetHTTP", "FleetMetrics", "FleetClient",
-                                                    "FleetCheck", "FleetJourneys", "FleetAudio", "FleetReport", "FleetStats"]),
-        .target(name: "FleetCLI", dependencies: ["FleetCore", "FleetHTTP", "FleetMetrics", "FleetAudio", "FleetJourneys",
+                                                    "FleetCheck", "FleetJourneys", "FleetCorpus", "FleetReport", "FleetStats"]),
+        .target(name: "FleetCLI", dependencies: ["FleetCore", "FleetHTTP", "FleetMetrics", "FleetAudio", "FleetCorpus", "FleetJourneys",
                                                  "FleetStack", "FleetRunner", "FleetReport", "FleetStats"]),
         .executableTarget(name: "fleet", dependencies: ["FleetCLI"]),
 
@@ -49,10 +57,13 @@ let package = Package(
         // FleetClient too: the client's retry rules are tested against the same scripted raw server.
         .testTarget(name: "FleetHTTPTests", dependencies: ["FleetHTTP", "FleetStack", "FleetClient", "FleetMetrics", "FleetReport"]),
         .testTarget(name: "FleetSQLiteTests", dependencies: ["FleetSQLite"]),
-        .testTarget(name: "FleetAudioTests", dependencies: ["FleetAudio"]),
+        // FleetCorpus's tests live here too for now (they share the audio tests' synthesizer).
+        .testTarget(name: "FleetAudioTests", dependencies: ["FleetAudio", "FleetCorpus"]),
         .testTarget(name: "FleetMetricsTests", dependencies: ["FleetMetrics"]),
         .testTarget(name: "FleetStatsTests", dependencies: ["FleetStats", "FleetMetrics", "FleetCore"]),
-        .testTarget(name: "FleetStackTests", dependencies: ["FleetStack", "FleetHTTP", "FleetCore", "FleetAudio"]),
+        // The server's own tests live here too for now (they share the raw-socket client with the stack's).
+        .testTarget(name: "FleetStackTests", dependencies: ["FleetStack", "FleetHTTPServer", "FleetHTTP", "FleetCore",
+                                                            "FleetAudio", "FleetCorpus"]),
         .testTarget(name: "FleetReportTests", dependencies: ["FleetReport", "FleetMetrics"],
                     exclude: ["Fixtures"]),  // read through #filePath, not bundled
         .testTarget(name: "FleetRunnerTests", dependencies: ["FleetRunner", "FleetStack", "FleetCLI", "FleetSQLite", "FleetHTTP"]),

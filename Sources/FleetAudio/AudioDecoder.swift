@@ -1,4 +1,3 @@
-import CSndfile
 import FleetCore
 import Foundation
 
@@ -57,15 +56,14 @@ public enum AudioDecoder {
     }
 
     private static func readAll(_ handle: SndfileHandle, size: Int) throws(AudioDecodeError) -> DecodedAudio {
-        let info = handle.info
-        let channels = Int(info.channels)
-        let rate = Int(info.samplerate)
+        let channels = handle.channels
+        let rate = handle.sampleRate
         guard channels > 0, rate > 0 else {
             throw AudioDecodeError(.corrupt, "header declares \(channels) channels at \(rate) Hz")
         }
-        let container = SndfileFormat.container(info.format)
-        let subtype = SndfileFormat.subtype(info.format)
-        let declared = info.frames == sf_count_t.max ? nil : Int(info.frames)
+        let container = handle.container
+        let subtype = handle.subtype
+        let declared = handle.declaredFrames
         if let declared, declared > maxFrames {
             throw AudioDecodeError(.corrupt, "header declares \(declared) frames, more than the \(maxFrames) accepted")
         }

@@ -1,4 +1,5 @@
 import FleetAudio
+import FleetCorpus
 import FleetCore
 
 /// `fleet corpus validate [DIR]` and `fleet corpus inspect FILE…`.

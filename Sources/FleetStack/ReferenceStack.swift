@@ -1,5 +1,6 @@
 import Foundation
 import FleetCore
+import FleetHTTPServer
 import FleetSQLite
 
 /// The embedded reference stack: the whole API of `API.md` over a real HTTP/1.1 server on

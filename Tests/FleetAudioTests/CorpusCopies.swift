@@ -1,4 +1,5 @@
 import FleetAudio
+import FleetCorpus
 import Foundation
 
 /// Copies of a few committed clips with their manifest in a temporary directory, to damage or change.

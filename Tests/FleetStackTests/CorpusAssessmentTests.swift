@@ -1,4 +1,5 @@
 import FleetAudio
+import FleetCorpus
 import FleetCore
 import Foundation
 import XCTest

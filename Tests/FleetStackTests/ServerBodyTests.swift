@@ -1,4 +1,4 @@
-import FleetStack
+import FleetHTTPServer
 import XCTest
 
 /// Request bodies: Content-Length, chunked, limits (413), Expect: 100-continue and clients that

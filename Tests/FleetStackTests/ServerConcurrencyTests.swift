@@ -1,5 +1,5 @@
 import Dispatch
-import FleetStack
+import FleetHTTPServer
 import Synchronization
 import XCTest
 

@@ -1,4 +1,4 @@
-import FleetStack
+import FleetHTTPServer
 import XCTest
 
 /// Keep-alive, pipelining, HTTP/1.0 and `Connection: close` over real loopback sockets.

@@ -2,7 +2,7 @@
 import Glibc
 #endif
 import Dispatch
-import FleetStack
+import FleetHTTPServer
 import XCTest
 
 /// Starting, binding and surviving clients that die at the worst moment.

@@ -1,5 +1,5 @@
 import FleetCore
-import FleetStack
+import FleetHTTPServer
 import XCTest
 
 /// Malformed input gets a JSON error envelope and a closed connection, never a crash or hang.

@@ -3,7 +3,7 @@ import Glibc
 #endif
 import Dispatch
 import Foundation
-import FleetStack
+import FleetHTTPServer
 import Synchronization
 import XCTest
 

@@ -1,5 +1,5 @@
 import Dispatch
-import FleetStack
+import FleetHTTPServer
 import XCTest
 
 /// Slow and idle clients are cut off by `ServerLimits`' timeouts (short ones, for speed).

@@ -1,4 +1,5 @@
 import FleetCore
+import FleetHTTPServer
 import FleetStack
 import XCTest
 

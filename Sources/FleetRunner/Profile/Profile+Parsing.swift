@@ -1,5 +1,5 @@
-import FleetAudio
 import FleetCore
+import FleetCorpus
 import FleetJourneys
 
 /// Bad input: every problem of a profile, each with its JSON path, and the file it came from.

@@ -1,5 +1,5 @@
-import FleetAudio
 import FleetCore
+import FleetCorpus
 import FleetHTTP
 import FleetJourneys
 

@@ -1,4 +1,5 @@
 import FleetCore
+import FleetHTTPServer
 
 /// What a route answers: a status, an optional body and extra headers.
 struct Reply: Sendable {

@@ -1,5 +1,6 @@
 import Dispatch
 import FleetCore
+import FleetHTTPServer
 import FleetSQLite
 
 /// Settlement: `POST /sessions/{id}/complete`, exactly once per session.

@@ -1,4 +1,5 @@
 import FleetCore
+import FleetHTTPServer
 import FleetSQLite
 
 /// After an attempt: retry, exemplar, recorded audio and feedback on the assessment.

@@ -1,5 +1,6 @@
 import Foundation
 import FleetCore
+import FleetHTTPServer
 import FleetSQLite
 
 /// The reference stack's application: the `ServerHandler` behind the HTTP server.

@@ -1,3 +1,4 @@
+import FleetAudio
 extension Corpus {
     /// Clips whose audio, run through `AudioAnalysis.assess` at load, does not give the manifest's
     /// expectation: the outcome must match, and so must the reason where one is listed.

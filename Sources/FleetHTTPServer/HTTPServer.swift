@@ -53,7 +53,7 @@ public final class HTTPServer: Sendable {
                 try loops[0].watchListener(listener)
             } catch {
                 loops.first?.acceptor = nil
-                Glibc.close(listener)
+                try? Sys.close(listener)
                 throw error
             }
             var threads: [pthread_t] = []
@@ -63,7 +63,7 @@ public final class HTTPServer: Sendable {
                 } catch {
                     for started in loops { started.requestStop() }
                     for thread in threads { pthread_join(thread, nil) }
-                    Glibc.close(listener)
+                    try? Sys.close(listener)
                     throw error
                 }
             }
@@ -83,7 +83,7 @@ public final class HTTPServer: Sendable {
         guard case .running(let listener, let loops, let threads) = previous else { return }
         for loop in loops { loop.requestStop() }
         for thread in threads { pthread_join(thread, nil) }
-        Glibc.close(listener)
+        try? Sys.close(listener)
     }
 
     private final class ThreadBody {

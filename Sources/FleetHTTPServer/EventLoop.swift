@@ -41,35 +41,35 @@ final class EventLoop: @unchecked Sendable {
         self.handler = handler
         self.limits = limits
         self.gate = gate
-        epfd = try LinuxSyscalls.epollCreate()
+        epfd = try Sys.epollCreate()
         do {
-            wakeFD = try LinuxSyscalls.makeEventFD()
+            wakeFD = try Sys.makeEventFD()
         } catch {
-            Glibc.close(epfd)
+            try? Sys.close(epfd)
             throw error
         }
         do {
-            try LinuxSyscalls.epollAdd(epfd, fd: wakeFD, events: LinuxSyscalls.epollIn, token: Self.wakeToken)
+            try Sys.epollAdd(epfd, fd: wakeFD, events: Sys.epollIn, token: Self.wakeToken)
         } catch {
-            Glibc.close(epfd)
-            Glibc.close(wakeFD)
+            try? Sys.close(epfd)
+            try? Sys.close(wakeFD)
             throw error
         }
     }
 
     deinit {
         // The eventfd outlives the thread: a late `deliver` from another thread may still write it.
-        Glibc.close(wakeFD)
+        try? Sys.close(wakeFD)
         scratch.deallocate()
     }
 
     /// Watches the listening socket from this loop (level-triggered: unaccepted sockets re-fire).
     func watchListener(_ fd: Int32) throws(ServerError) {
-        try LinuxSyscalls.epollAdd(epfd, fd: fd, events: LinuxSyscalls.epollIn, token: Self.listenerToken)
+        try Sys.epollAdd(epfd, fd: fd, events: Sys.epollIn, token: Self.listenerToken)
     }
 
     func unwatchListener(_ fd: Int32) {
-        LinuxSyscalls.epollRemove(epfd, fd: fd)
+        try? Sys.epollRemove(epfd, fd: fd)
     }
 
     // MARK: Called from any thread.
@@ -96,7 +96,7 @@ final class EventLoop: @unchecked Sendable {
             return (true, Self.markSignaled(&box))
         }
         if !accepted {
-            Glibc.close(fd)
+            try? Sys.close(fd)
             gate.release()
         }
         if wake { signal() }
@@ -114,8 +114,7 @@ final class EventLoop: @unchecked Sendable {
     }
 
     private func signal() {
-        var one: UInt64 = 1
-        _ = write(wakeFD, &one, 8)
+        _ = try? Sys.eventFDSignal(wakeFD)
     }
 
     // MARK: The loop.
@@ -123,8 +122,7 @@ final class EventLoop: @unchecked Sendable {
     /// The thread body: runs until `requestStop`, then closes every connection.
     func run() {
         threadID.store(UInt(pthread_self()), ordering: .releasing)
-        let capacity: Int32 = 256
-        let events = UnsafeMutableRawPointer.allocate(byteCount: Int(capacity) * LinuxSyscalls.eventSize, alignment: 16)
+        let events = UnsafeMutableBufferPointer<Sys.EpollEvent>.allocate(capacity: 256)
         defer { events.deallocate() }
         let sweepNanos = sweepInterval()
         var nextSweep = MonotonicClock.now() + sweepNanos
@@ -132,13 +130,13 @@ final class EventLoop: @unchecked Sendable {
         while running {
             let n: Int
             do {
-                n = try LinuxSyscalls.epollWait(epfd, buffer: events, capacity: capacity,
-                                                timeoutMillis: Int32(sweepNanos / 1_000_000))
+                n = try Sys.epollWait(epfd, into: events, timeoutMillis: Int32(sweepNanos / 1_000_000))
             } catch {
                 break  // only EBADF/EINVAL: the loop is unusable; stop serving rather than spin
             }
             for i in 0..<n {
-                let (flags, token) = LinuxSyscalls.event(at: i, in: events)
+                let flags = events[i].events
+                let token = events[i].token
                 switch token {
                 case Self.wakeToken:
                     running = drainInbox()
@@ -146,14 +144,14 @@ final class EventLoop: @unchecked Sendable {
                     acceptor?.acceptPending(on: self)
                 default:
                     guard let connection = connections[token] else { continue }
-                    if flags & LinuxSyscalls.epollErr != 0 {
+                    if flags & Sys.epollErr != 0 {
                         close(connection)
                         continue
                     }
-                    if flags & (LinuxSyscalls.epollIn | LinuxSyscalls.epollRdHup | LinuxSyscalls.epollHup) != 0 {
+                    if flags & (Sys.epollIn | Sys.epollRdHup | Sys.epollHup) != 0 {
                         connection.readReady = true
                     }
-                    if flags & (LinuxSyscalls.epollRdHup | LinuxSyscalls.epollHup) != 0 {
+                    if flags & (Sys.epollRdHup | Sys.epollHup) != 0 {
                         connection.peerHungUp = true
                     }
                     connection.drive()
@@ -168,11 +166,11 @@ final class EventLoop: @unchecked Sendable {
         inbox.withLock { $0.stopped = true }
         for connection in Array(connections.values) { close(connection) }
         for (fd, _) in drainAdoptedAfterStop() {
-            Glibc.close(fd)
+            try? Sys.close(fd)
             gate.release()
         }
         acceptor = nil
-        Glibc.close(epfd)
+        try? Sys.close(epfd)
     }
 
     /// Registers an accepted socket with this loop (loop thread only).
@@ -180,11 +178,11 @@ final class EventLoop: @unchecked Sendable {
         let id = nextConnectionID
         nextConnectionID += 1
         let connection = Connection(fd: fd, id: id, remoteAddress: remote, loop: self, now: MonotonicClock.now())
-        let interest = LinuxSyscalls.epollIn | LinuxSyscalls.epollOut | LinuxSyscalls.epollRdHup | LinuxSyscalls.epollET
+        let interest = Sys.epollIn | Sys.epollOut | Sys.epollRdHup | Sys.epollET
         do {
-            try LinuxSyscalls.epollAdd(epfd, fd: fd, events: interest, token: id)
+            try Sys.epollAdd(epfd, fd: fd, events: interest, token: id)
         } catch {
-            Glibc.close(fd)
+            try? Sys.close(fd)
             gate.release()
             return
         }
@@ -196,14 +194,13 @@ final class EventLoop: @unchecked Sendable {
         guard !connection.isClosed else { return }
         connection.markClosed()
         connections[connection.id] = nil
-        Glibc.close(connection.fd)  // also removes it from the epoll set
+        try? Sys.close(connection.fd)  // also removes it from the epoll set
         gate.release()
     }
 
     /// Returns false when a stop was requested.
     private func drainInbox() -> Bool {
-        var counter: UInt64 = 0
-        _ = read(wakeFD, &counter, 8)
+        _ = try? Sys.eventFDDrain(wakeFD)
         let stopped = inbox.withLock { box -> Bool in
             swap(&box.responses, &spareResponses)
             swap(&box.adopted, &spareAdopted)

@@ -1,3 +1,4 @@
+import FleetAudio
 import Foundation
 
 /// What a corpus clip is meant to exercise; `audio-corpus/manifest.json` names one per clip.

@@ -1,3 +1,4 @@
+import FleetAudio
 import FleetCore
 import Foundation
 

@@ -36,33 +36,28 @@ enum ListenSocket {
             throw .invalidHost(host)
         }
 
-        let fd = socket(family, Int32(SOCK_STREAM.rawValue) | LinuxSyscalls.nonblock | LinuxSyscalls.cloexec, 0)
-        if fd < 0 { throw .system(call: "socket", errno: errno) }
-        func fail(_ call: String) -> ServerError {
-            let code = errno
-            Glibc.close(fd)
-            return .system(call: call, errno: code)
+        let fd = try Sys.socket(family: family, type: Int32(SOCK_STREAM.rawValue))
+        do throws(ServerError) {
+            try Sys.setOption(fd, level: SOL_SOCKET, name: SO_REUSEADDR, 1, call: "setsockopt(SO_REUSEADDR)")
+            if family == AF_INET6 {
+                // Serve exactly the address asked for; `::1` must not also take IPv4 traffic.
+                try? Sys.setOption(fd, level: Int32(IPPROTO_IPV6), name: IPV6_V6ONLY, 1, call: "setsockopt(IPV6_V6ONLY)")
+            }
+            do throws(ServerError) {
+                try withUnsafePointer(to: &storage) { (p) throws(ServerError) in
+                    try p.withMemoryRebound(to: sockaddr.self, capacity: 1) { (a) throws(ServerError) in
+                        try Sys.bind(fd, a, length: length)
+                    }
+                }
+            } catch .system(_, let code) {
+                throw .system(call: "bind(\(host):\(port))", errno: code)  // say what was asked for
+            }
+            try Sys.listen(fd, backlog: backlog)
+            return (fd, SocketAddress.port(of: try Sys.localAddress(fd)))
+        } catch {
+            try? Sys.close(fd)
+            throw error
         }
-        var one: Int32 = 1
-        if setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size)) != 0 {
-            throw fail("setsockopt(SO_REUSEADDR)")
-        }
-        if family == AF_INET6 {
-            // Serve exactly the address asked for; `::1` must not also take IPv4 traffic.
-            _ = setsockopt(fd, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &one, socklen_t(MemoryLayout<Int32>.size))
-        }
-        let bound = withUnsafePointer(to: &storage) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
-        }
-        if bound != 0 { throw fail("bind(\(host):\(port))") }
-        if listen(fd, backlog) != 0 { throw fail("listen") }
-        var actual = sockaddr_storage()
-        var actualLength = socklen_t(MemoryLayout<sockaddr_storage>.size)
-        let named = withUnsafeMutablePointer(to: &actual) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &actualLength) }
-        }
-        if named != 0 { throw fail("getsockname") }
-        return (fd, SocketAddress.port(of: actual))
     }
 }
 
@@ -117,9 +112,12 @@ final class Acceptor {
     func acceptPending(on loop: EventLoop) {
         var address = sockaddr_storage()
         for _ in 0..<128 {  // bounded, so a connection storm cannot starve the loop's other sockets
-            let (fd, code) = LinuxSyscalls.accept(listener, address: &address)
-            if fd < 0 {
-                if code == EMFILE || code == ENFILE || code == ENOBUFS || code == ENOMEM {
+            let fd: Int32
+            do throws(ServerError) {
+                guard let accepted = try Sys.accept(listener, address: &address) else { return }
+                fd = accepted
+            } catch {
+                if case .system(_, let code) = error, code == EMFILE || code == ENFILE || code == ENOBUFS || code == ENOMEM {
                     // Out of descriptors: stop watching for a moment instead of spinning on the
                     // still-pending connection.
                     loop.unwatchListener(listener)
@@ -128,11 +126,10 @@ final class Acceptor {
                 return
             }
             guard gate.tryAcquire() else {
-                Glibc.close(fd)  // over maxConnections: refuse by closing at once
+                try? Sys.close(fd)  // over maxConnections: refuse by closing at once
                 continue
             }
-            var one: Int32 = 1
-            _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+            try? Sys.setOption(fd, level: Int32(IPPROTO_TCP), name: TCP_NODELAY, 1, call: "setsockopt(TCP_NODELAY)")
             let remote = SocketAddress.describe(address)
             let target = loops[next % loops.count]
             next &+= 1
