@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Dispatch
 import FleetStack
+import FleetTestSupport
 import XCTest
 
 /// Starting, binding and surviving clients that die at the worst moment.

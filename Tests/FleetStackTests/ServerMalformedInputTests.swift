@@ -1,5 +1,6 @@
 import FleetCore
 import FleetStack
+import FleetTestSupport
 import XCTest
 
 /// Malformed input gets a JSON error envelope and a closed connection, never a crash or hang.

@@ -2,7 +2,8 @@ import FleetStack
 import Foundation
 
 /// The tests' one embedded reference stack: test-friendly settings (new users active, assessment
-/// without spread), a database file of its own that `stop()` removes, and the address it serves on.
+/// without spread), a database file of its own that `stop()` removes (a path the test chose is
+/// kept, for tests that reopen it), and the address it serves on.
 /// Harnesses that speak the API (raw HTTP in the stack tests, the fleet's client in the journey
 /// tests) are built on it.
 public final class EmbeddedStack: Sendable {
@@ -11,6 +12,7 @@ public final class EmbeddedStack: Sendable {
     public let port: Int
     /// The SQLite file the stack writes, for tests that look at its tables directly.
     public let dbPath: String
+    private let ownsDatabase: Bool
 
     /// Starts a stack on a free loopback port; `configure` changes the settings on top of the test
     /// defaults, `make` builds the stack (the stack tests pass one with a clock they can move).
@@ -22,21 +24,28 @@ public final class EmbeddedStack: Sendable {
         let path = NSTemporaryDirectory() + "fleet-test-stack-\(UUID().uuidString).sqlite"
         s.dbPath = path
         configure(&s)
-        dbPath = s.dbPath ?? path
-        stack = try make(s)
+        let chosen = s.dbPath ?? path
+        let owned = chosen == path
+        let stack = try make(s)
+        let url: String
         do {
-            baseURL = try stack.start()
+            url = try stack.start()
         } catch {
-            Self.remove(dbPath)
+            stack.stop()
+            if owned { Self.remove(chosen) }
             throw error
         }
-        port = Int(baseURL.split(separator: ":").last!)!
+        self.stack = stack
+        dbPath = chosen
+        ownsDatabase = owned
+        baseURL = url
+        port = Int(url.split(separator: ":").last!)!
     }
 
     /// Stops the stack and removes its database (with the WAL and shared-memory files).
     public func stop() {
         stack.stop()
-        Self.remove(dbPath)
+        if ownsDatabase { Self.remove(dbPath) }
     }
 
     private static func remove(_ path: String) {
