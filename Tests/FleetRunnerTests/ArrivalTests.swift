@@ -1,3 +1,4 @@
+import FleetTestSupport
 import XCTest
 import FleetCore
 @testable import FleetRunner
@@ -41,9 +42,9 @@ final class ArrivalTests: XCTestCase {
     func testDriverLaunchesAndDropsAtCapacity() async {
         let control = RunControl()
         let recorder = FleetMetricsRecorderFactory.make()
-        let counter = Counter()
+        let counter = Box(0)
         let driver = ArrivalDriver(start: MonotonicClock.now(), scenarioIndex: 0, seed: 5, control: control, recorder: recorder) { _, _ in
-            counter.add()
+            counter.add(1)
             await Pause.sleep(seconds: 10)  // never ends within the test: every later arrival finds no room
         }
         await ConstantArrivalRate(rate: 50, durationS: 1, maxUsers: 5).drive(driver)
@@ -55,13 +56,6 @@ final class ArrivalTests: XCTestCase {
         _ = await control.drain(until: MonotonicClock.now() &+ 2_000_000_000)
         XCTAssertEqual(control.liveTasks, 0)
     }
-}
-
-final class Counter: @unchecked Sendable {
-    private let lock = Lock()
-    private var n = 0
-    func add() { lock.withLock { n += 1 } }
-    var value: Int { lock.withLock { n } }
 }
 
 import FleetMetrics

@@ -1,3 +1,4 @@
+import FleetTestSupport
 import XCTest
 import FleetCore
 import FleetMetrics
@@ -8,23 +9,19 @@ import FleetMetrics
 /// records what it was asked and sleeps like a journey would.
 final class ModelTests: XCTestCase {
     /// What the walk closure saw: per scenario, each user's intended start and the peak alive.
-    final class Log: @unchecked Sendable {
-        // @unchecked: every field is read and written under `lock`.
-        private let lock = Lock()
-        private var intended: [Int: [UInt64]] = [:]
-        private var alive: [Int: Int] = [:]
-        private var peak: [Int: Int] = [:]
+    struct Log {
+        var intended: [Int: [UInt64]] = [:]
+        var alive: [Int: Int] = [:]
+        var peak: [Int: Int] = [:]
 
-        func begin(_ s: Int, _ t: UInt64) {
-            lock.withLock {
-                intended[s, default: []].append(t)
-                alive[s, default: 0] += 1
-                peak[s] = max(peak[s] ?? 0, alive[s]!)
-            }
+        mutating func begin(_ s: Int, _ t: UInt64) {
+            intended[s, default: []].append(t)
+            alive[s, default: 0] += 1
+            peak[s] = max(peak[s] ?? 0, alive[s]!)
         }
-        func end(_ s: Int) { lock.withLock { alive[s, default: 0] -= 1 } }
-        func starts(_ s: Int) -> [UInt64] { lock.withLock { intended[s] ?? [] } }
-        func peak(_ s: Int) -> Int { lock.withLock { peak[s] ?? 0 } }
+        mutating func end(_ s: Int) { alive[s, default: 0] -= 1 }
+        func starts(_ s: Int) -> [UInt64] { intended[s] ?? [] }
+        func peak(_ s: Int) -> Int { peak[s] ?? 0 }
     }
 
     static func profile(_ scenarios: String, duration: Double = 30) throws -> Profile {
@@ -35,15 +32,15 @@ final class ModelTests: XCTestCase {
     /// Runs the profile's scenarios with users that each live `userS` seconds.
     static func run(_ p: Profile, userS: Double, control: RunControl = RunControl(), recorder: Recorder = Recorder())
         async -> (log: Log, start: UInt64) {
-        let log = Log()
+        let log = Box(Log())
         let start = MonotonicClock.now() &+ 20_000_000
         await Fleet.runScenarios(profile: p, start: start, control: control, recorder: recorder) { s, _, intended in
-            log.begin(s, intended)
+            log.mutate { $0.begin(s, intended) }
             await Pause.sleep(seconds: userS)
-            log.end(s)
+            log.mutate { $0.end(s) }
         }
         _ = await control.drain(until: MonotonicClock.now() &+ 5_000_000_000)
-        return (log, start)
+        return (log.value, start)
     }
 
     func testPerUserOnceStartsExactlyNSpreadOverTheRamp() async throws {
