@@ -2,6 +2,8 @@ import FleetClient
 import FleetCore
 import FleetJourneys
 import FleetMetrics
+import FleetSQLite
+import FleetTestSupport
 import XCTest
 
 /// Cohorts: each starting state is reached through the API, recorded apart (`warmup:` endpoints,
@@ -90,7 +92,12 @@ final class CohortWarmupTests: XCTestCase {
         defer { h.shutdown() }
         let user = h.user(2, world: h.world(), cohort: "returning")
         let task = Task { await Population.prepare(user) }
-        try await Task.sleep(nanoseconds: 400_000_000)
+        // Cut it short while it waits for the stack's (2 s) assessment of its first clip.
+        let db = try SQLiteDatabase(path: h.dbPath)
+        let assessing = await eventuallyAsync(within: 20) {
+            ((try? db.queryOne("SELECT count(*) FROM attempts WHERE status IN ('queued', 'transcribing', 'assessing')"))?.int(0) ?? 0) > 0
+        }
+        XCTAssertTrue(assessing, "the warm-up submitted a clip")
         task.cancel()
         let ready = await task.value
         XCTAssertFalse(ready)

@@ -183,7 +183,8 @@ public final class RawHTTPServer: @unchecked Sendable {
     private static func send(_ bytes: [UInt8], to fd: Int32) -> Bool {
         var sent = 0
         while sent < bytes.count {
-            let n = bytes[sent...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            // MSG_NOSIGNAL: a peer (or stop()) that has closed the connection is an error here, not SIGPIPE.
+            let n = bytes[sent...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
             if n <= 0 { return false }
             sent += n
         }
