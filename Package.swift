@@ -53,21 +53,28 @@ let package = Package(
         .executableTarget(name: "fleet", dependencies: ["FleetCLI"]),
 
         // MARK: Tests: one target per module, against the real stack over loopback.
+        // Helpers shared by the test targets (embedded stack, synthesizer, raw server, free port,
+        // eventually, lock box); only test targets depend on it.
+        .target(name: "FleetTestSupport", dependencies: ["FleetAudio", "FleetStack"], path: "Tests/FleetTestSupport"),
         .testTarget(name: "FleetCoreTests", dependencies: ["FleetCore"]),
-        // FleetClient too: the client's retry rules are tested against the same scripted raw server.
-        .testTarget(name: "FleetHTTPTests", dependencies: ["FleetHTTP", "FleetStack", "FleetClient", "FleetMetrics", "FleetReport"]),
+        .testTarget(name: "FleetHTTPTests", dependencies: ["FleetHTTP", "FleetStack", "FleetTestSupport"]),
         .testTarget(name: "FleetSQLiteTests", dependencies: ["FleetSQLite"]),
         // FleetCorpus's tests live here too for now (they share the audio tests' synthesizer).
-        .testTarget(name: "FleetAudioTests", dependencies: ["FleetAudio", "FleetCorpus"]),
+        .testTarget(name: "FleetAudioTests", dependencies: ["FleetAudio", "FleetCorpus", "FleetTestSupport"]),
         .testTarget(name: "FleetMetricsTests", dependencies: ["FleetMetrics"]),
         .testTarget(name: "FleetStatsTests", dependencies: ["FleetStats", "FleetMetrics", "FleetCore"]),
         // The server's own tests live here too for now (they share the raw-socket client with the stack's).
         .testTarget(name: "FleetStackTests", dependencies: ["FleetStack", "FleetHTTPServer", "FleetHTTP", "FleetCore",
-                                                            "FleetAudio", "FleetCorpus"]),
+                                                            "FleetAudio", "FleetCorpus", "FleetTestSupport"]),
         .testTarget(name: "FleetReportTests", dependencies: ["FleetReport", "FleetMetrics"],
                     exclude: ["Fixtures"]),  // read through #filePath, not bundled
-        .testTarget(name: "FleetRunnerTests", dependencies: ["FleetRunner", "FleetStack", "FleetCLI", "FleetSQLite", "FleetHTTP"]),
-        .testTarget(name: "FleetCLITests", dependencies: ["FleetCLI"]),
+        .testTarget(name: "FleetRunnerTests", dependencies: ["FleetRunner", "FleetStack", "FleetCLI", "FleetSQLite", "FleetHTTP",
+                                                            "FleetTestSupport"]),
+        .testTarget(name: "FleetClientTests", dependencies: ["FleetClient", "FleetHTTP", "FleetMetrics", "FleetCore", "FleetReport",
+                                                            "FleetTestSupport"]),
+        .testTarget(name: "FleetJourneysTests", dependencies: ["FleetJourneys", "FleetClient", "FleetHTTP", "FleetStack", "FleetSQLite",
+                                                              "FleetAudio", "FleetMetrics", "FleetCore", "FleetTestSupport"]),
+        .testTarget(name: "FleetCLITests", dependencies: ["FleetCLI", "FleetTestSupport"]),
         .testTarget(name: "FleetCheckTests", dependencies: ["FleetCheck", "FleetClient", "FleetMetrics", "FleetCore"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,4 +1,5 @@
 import FleetAudio
+import FleetTestSupport
 import XCTest
 
 final class AudioAnalysisTests: XCTestCase {

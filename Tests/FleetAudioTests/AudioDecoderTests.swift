@@ -1,5 +1,6 @@
 import FleetAudio
 import Foundation
+import FleetTestSupport
 import XCTest
 
 final class AudioDecoderTests: XCTestCase {
@@ -117,23 +118,15 @@ final class AudioDecoderTests: XCTestCase {
     func testConcurrentDecodesAgree() throws {
         let good = try Synth.encode(Synth.sine(seconds: 1), as: .flac)
         let bad = Array(repeating: UInt8(0x41), count: 300)
-        let results = ResultsBox()
+        let results = Box<[Bool]>([])
         DispatchQueue.concurrentPerform(iterations: 64) { i in
             if i % 2 == 0 {
-                results.add((try? AudioDecoder.decode(good))?.frames == 16_000)
+                results.append((try? AudioDecoder.decode(good))?.frames == 16_000)
             } else {
-                do { _ = try AudioDecoder.decode(bad); results.add(false) } catch { results.add((error as? AudioDecodeError)?.kind == .unrecognised) }
+                do { _ = try AudioDecoder.decode(bad); results.append(false) } catch { results.append((error as? AudioDecodeError)?.kind == .unrecognised) }
             }
         }
-        XCTAssertEqual(results.values.count, 64)
-        XCTAssertTrue(results.values.allSatisfy { $0 })
+        XCTAssertEqual(results.value.count, 64)
+        XCTAssertTrue(results.value.allSatisfy { $0 })
     }
-}
-
-/// Collects results from concurrent closures; the lock protects `values`.
-private final class ResultsBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: [Bool] = []
-    func add(_ v: Bool) { lock.lock(); stored.append(v); lock.unlock() }
-    var values: [Bool] { lock.lock(); defer { lock.unlock() }; return stored }
 }

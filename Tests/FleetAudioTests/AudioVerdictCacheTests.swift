@@ -1,5 +1,6 @@
 import FleetAudio
 import FleetCore
+import FleetTestSupport
 import XCTest
 
 final class AudioVerdictCacheTests: XCTestCase {

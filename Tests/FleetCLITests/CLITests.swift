@@ -1,18 +1,16 @@
 import FleetCore
+import FleetTestSupport
 import XCTest
 @testable import FleetCLI
 
 /// The CLI runs in memory: output captured, exit code returned, nothing touches the process.
 final class CLITests: XCTestCase {
-    final class Capture: @unchecked Sendable {
-        private let lock = NSLock()
-        private var out: [String] = [], err: [String] = []
-        var io: CommandIO {
-            CommandIO(out: { s in self.lock.lock(); self.out.append(s); self.lock.unlock() },
-                      err: { s in self.lock.lock(); self.err.append(s); self.lock.unlock() })
-        }
-        var stdout: String { lock.lock(); defer { lock.unlock() }; return out.joined(separator: "\n") }
-        var stderr: String { lock.lock(); defer { lock.unlock() }; return err.joined(separator: "\n") }
+    /// What a command wrote, line by line, on each stream.
+    final class Capture: Sendable {
+        private let out = Box<[String]>([]), err = Box<[String]>([])
+        var io: CommandIO { CommandIO(out: { [out] in out.append($0) }, err: { [err] in err.append($0) }) }
+        var stdout: String { out.value.joined(separator: "\n") }
+        var stderr: String { err.value.joined(separator: "\n") }
     }
 
     func testUnknownCommandAndNoArgumentsAreUsageErrors() {

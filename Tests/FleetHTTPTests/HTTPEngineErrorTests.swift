@@ -1,4 +1,5 @@
 import FleetCore
+import FleetTestSupport
 import XCTest
 @testable import FleetHTTP
 
@@ -7,7 +8,7 @@ final class HTTPEngineErrorTests: XCTestCase {
     func testClosedPortIsConnectError() throws {
         let engine = try HTTPEngine()
         defer { engine.shutdown() }
-        let url = "http://127.0.0.1:\(closedLoopbackPort())/"
+        let url = "http://127.0.0.1:\(freeLoopbackPort())/"
         let error = expectError(roundTrip(engine, HTTPRequest(method: "GET", url: url)))
         XCTAssertEqual(error?.kind, .connect, "\(String(describing: error))")
     }
@@ -103,8 +104,7 @@ final class HTTPEngineErrorTests: XCTestCase {
         XCTAssertEqual(error?.kind, .aborted, "\(String(describing: error))")
         XCTAssertTrue(error?.message.contains("50000") ?? false, "\(String(describing: error))")
         // The server saw a partial body of at most the cut, and never a complete request.
-        let deadline = Date().addingTimeInterval(2)
-        while server.truncatedBodyBytes.isEmpty && Date() < deadline { usleep(10_000) }
+        _ = eventually(within: 2) { !server.truncatedBodyBytes.isEmpty }
         XCTAssertTrue(server.requests.isEmpty)
         let partial = try XCTUnwrap(server.truncatedBodyBytes.first)
         XCTAssertLessThanOrEqual(partial, 50_000)

@@ -1,4 +1,5 @@
 import FleetCore
+import FleetTestSupport
 import XCTest
 @testable import FleetHTTP
 

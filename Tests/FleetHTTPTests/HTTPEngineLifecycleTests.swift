@@ -1,5 +1,6 @@
 import Dispatch
 import FleetCore
+import FleetTestSupport
 import XCTest
 @testable import FleetHTTP
 
@@ -30,7 +31,11 @@ final class HTTPEngineLifecycleTests: XCTestCase {
         }
         XCTAssertGreaterThan(engine.inFlight, 0)
         XCTAssertEqual(group.wait(timeout: .now() + 30), .success, "all 1000 complete")
-        usleep(100_000)  // a duplicate completion would land in this window
+        XCTAssertTrue(eventually { engine.inFlight == 0 }, "\(engine.inFlight) still in flight")
+        // Shutdown joins the I/O threads, so no completion can be dispatched after it; the barrier
+        // then lets every completion already queued run. A duplicate would be counted by now.
+        engine.shutdown()
+        queue.sync(flags: .barrier) {}
         XCTAssertEqual(counts.value.filter { $0 != 1 }.count, 0, "each completion ran exactly once")
         XCTAssertEqual(mismatches.value, 0, "each got its own response")
         XCTAssertEqual(engine.inFlight, 0)
@@ -64,19 +69,20 @@ final class HTTPEngineLifecycleTests: XCTestCase {
         defer { engine.shutdown() }
         let results = Box<[Result<HTTPResponse, HTTPError>]>([])
         let done = DispatchSemaphore(value: 0)
-        let transfer = engine.send(HTTPRequest(method: "GET", url: server.baseURL, timeout: 20),
-                                   queue: DispatchQueue(label: "c")) { result in
+        let queue = DispatchQueue(label: "c")
+        let transfer = engine.send(HTTPRequest(method: "GET", url: server.baseURL, timeout: 20), queue: queue) { result in
             results.mutate { $0.append(result) }
             done.signal()
         }
-        usleep(200_000)
+        XCTAssertTrue(eventually { server.requests.count == 1 }, "the request reached the server")
         let start = MonotonicClock.now()
         transfer.cancel()
         transfer.cancel()
         XCTAssertEqual(done.wait(timeout: .now() + 2), .success)
         XCTAssertLessThan(Double(MonotonicClock.now() - start) / 1e9, 1.0)
-        usleep(100_000)
         transfer.cancel()
+        engine.shutdown()  // joins the I/O thread: no completion can come after this
+        queue.sync {}
         XCTAssertEqual(results.value.count, 1)
         guard case .failure(let error) = results.value.first else { return XCTFail("expected .aborted") }
         XCTAssertEqual(error.kind, .aborted)
@@ -90,13 +96,15 @@ final class HTTPEngineLifecycleTests: XCTestCase {
         defer { engine.shutdown() }
         let calls = Box(0)
         let done = DispatchSemaphore(value: 0)
-        let transfer = engine.send(HTTPRequest(method: "GET", url: server.baseURL), queue: DispatchQueue(label: "c")) { result in
+        let queue = DispatchQueue(label: "c")
+        let transfer = engine.send(HTTPRequest(method: "GET", url: server.baseURL), queue: queue) { result in
             if case .success = result { calls.mutate { $0 += 1 } }
             done.signal()
         }
         XCTAssertEqual(done.wait(timeout: .now() + 5), .success)
         transfer.cancel()
-        usleep(100_000)
+        engine.shutdown()  // joins the I/O thread: no completion can come after this
+        queue.sync {}
         XCTAssertEqual(calls.value, 1)
     }
 
@@ -113,7 +121,7 @@ final class HTTPEngineLifecycleTests: XCTestCase {
                 group.leave()
             }
         }
-        usleep(200_000)
+        XCTAssertTrue(eventually { server.requests.count == 5 }, "all five requests reached the server")
         let start = MonotonicClock.now()
         engine.shutdown()
         XCTAssertEqual(group.wait(timeout: .now() + 2), .success)

@@ -1,3 +1,4 @@
+import FleetTestSupport
 import XCTest
 @testable import FleetHTTP
 

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import FleetStack
+import FleetTestSupport
 import XCTest
 @testable import FleetHTTP
 

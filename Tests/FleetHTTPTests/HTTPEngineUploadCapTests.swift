@@ -1,5 +1,6 @@
 import Dispatch
 import FleetCore
+import FleetTestSupport
 import Foundation
 import XCTest
 @testable import FleetHTTP
@@ -14,7 +15,7 @@ final class HTTPEngineUploadCapTests: XCTestCase {
         let server = try RawHTTPServer { request in
             let now = answering.mutate { $0 += 1; return $0 }
             most.mutate { $0 = max($0, now) }
-            usleep(100_000)
+            usleep(100_000)  // the server's own answer time, not a wait
             answering.mutate { $0 -= 1 }
             return .http(request.body.count == 200_000 ? 204 : 400)
         }
@@ -63,8 +64,7 @@ final class HTTPEngineUploadCapTests: XCTestCase {
             waitingResult.value = result
             waitingDone.signal()
         }
-        let until = Date().addingTimeInterval(5)
-        while engine.uploadsWaiting == 0 && Date() < until { usleep(5_000) }
+        _ = eventually(within: 5, every: 0.005) { engine.uploadsWaiting > 0 }
         XCTAssertEqual(engine.uploadsWaiting, 1, "the second clip waits for the slot")
 
         // A JSON-sized POST goes straight through while the clip slot is held.

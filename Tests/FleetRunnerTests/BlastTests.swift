@@ -1,5 +1,6 @@
 import FleetCLI
 import FleetStack
+import FleetTestSupport
 import XCTest
 @testable import FleetRunner
 
@@ -56,9 +57,12 @@ final class BlastTests: XCTestCase {
     func testRateCorrectionChargesAStalledServerToEveryWaitingRequest() throws {
         // One connection at 100/s against a server that answers after 50 ms: the schedule slips,
         // and corrected latency (from intended send) must exceed the server's own delay by far.
-        let slow = try BlastSlowServer(delaySeconds: 0.05)
+        let slow = try RawHTTPServer { _ in
+            Thread.sleep(forTimeInterval: 0.05)  // the server's own answer time, not a wait
+            return .http(200, body: Array("ok".utf8))
+        }
         defer { slow.stop() }
-        var options = BlastOptions(url: slow.url)
+        var options = BlastOptions(url: slow.baseURL + "/slow")
         options.connections = 1
         options.durationSeconds = 1
         options.rate = 100
@@ -70,7 +74,7 @@ final class BlastTests: XCTestCase {
     }
 
     func testClosedPortCountsConnectErrorsNotRequestsAndTheCommandFails() throws {
-        let port = try closedPort()
+        let port = freeLoopbackPort()
         var options = BlastOptions(url: "http://127.0.0.1:\(port)/")
         options.connections = 2
         options.durationSeconds = 0.3
@@ -111,28 +115,4 @@ final class BlastTests: XCTestCase {
         XCTAssertEqual(FleetCLI.run(["blast", baseURL, "-c", "many"], io: io), 2)
         XCTAssertEqual(FleetCLI.run(["blast"], io: io), 2)
     }
-}
-
-/// A loopback port nothing listens on: bound to learn a free number, then closed.
-private func closedPort() throws -> Int {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    defer { close(fd) }
-    var addr = sockaddr_in()
-    addr.sin_family = sa_family_t(AF_INET)
-    addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-    var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let ok = withUnsafeMutablePointer(to: &addr) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) == 0 && getsockname(fd, $0, &len) == 0 }
-    }
-    guard ok else { throw POSIXError(.EADDRNOTAVAIL) }
-    return Int(UInt16(bigEndian: addr.sin_port))
-}
-
-/// A lock-protected value written from closures and read by the test.
-private final class Box<T>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: T
-    init(_ value: T) { stored = value }
-    var value: T { lock.withLock { stored } }
-    func mutate(_ body: (inout T) -> Void) { lock.withLock { body(&stored) } }
 }

@@ -1,18 +1,18 @@
+import FleetTestSupport
 import XCTest
 @testable import FleetRunner
 
 /// A stack whose steps are scripted: each rate's verdict comes from a rule, and every rate asked for is kept.
-final class ScriptedSteps: CapacityStepRunner, @unchecked Sendable {
+final class ScriptedSteps: CapacityStepRunner, Sendable {
     let rule: @Sendable (Double) -> CapacityStep.Verdict
-    private let lock = NSLock()
-    private var asked: [Double] = []
+    private let asked = Box<[Double]>([])
 
     init(_ rule: @escaping @Sendable (Double) -> CapacityStep.Verdict) { self.rule = rule }
 
-    var rates: [Double] { lock.withLock { asked } }
+    var rates: [Double] { asked.value }
 
     func runStep(index: Int, rate: Double, maxS: Double) async -> CapacityStep {
-        lock.withLock { asked.append(rate) }
+        asked.append(rate)
         return CapacityStep(index: index, offeredRate: rate, verdict: rule(rate))
     }
 }

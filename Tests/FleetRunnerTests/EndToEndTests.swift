@@ -1,4 +1,5 @@
 import Foundation
+import FleetTestSupport
 import XCTest
 
 /// Runs the built `fleet` binary against the embedded stack (a child process it starts itself),
@@ -31,12 +32,12 @@ final class EndToEndTests: XCTestCase {
         p.standardOutput = out
         p.standardError = err
         try p.run()
-        let outData = Locked<Data>(Data()), errData = Locked<Data>(Data())
+        let outData = Box<Data>(Data()), errData = Box<Data>(Data())
         let g = DispatchGroup()
         for (pipe, box) in [(out, outData), (err, errData)] {
             g.enter()
             DispatchQueue.global().async {
-                box.set(pipe.fileHandleForReading.readDataToEndOfFile())
+                box.value = pipe.fileHandleForReading.readDataToEndOfFile()
                 g.leave()
             }
         }
@@ -45,8 +46,8 @@ final class EndToEndTests: XCTestCase {
             XCTFail("fleet \(args.joined(separator: " ")) did not finish within \(timeout) s")
         }
         p.waitUntilExit()
-        return Run(status: p.terminationStatus, out: String(decoding: outData.get(), as: UTF8.self),
-                   err: String(decoding: errData.get(), as: UTF8.self))
+        return Run(status: p.terminationStatus, out: String(decoding: outData.value, as: UTF8.self),
+                   err: String(decoding: errData.value, as: UTF8.self))
     }
 
     static func tempDir() throws -> URL {
@@ -133,12 +134,4 @@ final class EndToEndTests: XCTestCase {
         XCTAssertLessThan(Date().timeIntervalSince(started), 10)
         XCTAssertTrue(run.err.contains("unreachable"), run.err)
     }
-}
-
-final class Locked<T>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: T
-    init(_ v: T) { value = v }
-    func set(_ v: T) { lock.lock(); value = v; lock.unlock() }
-    func get() -> T { lock.lock(); defer { lock.unlock() }; return value }
 }

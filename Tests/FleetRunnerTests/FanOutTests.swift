@@ -1,41 +1,37 @@
 import FleetCore
 import Foundation
+import FleetTestSupport
 import XCTest
 @testable import FleetRunner
 
 /// `forEachConcurrently`: every slot runs once, a cancel reaches nested children, and many
 /// children ending together finish quickly (one flat group of 50,000 took minutes to drain).
 final class FanOutTests: XCTestCase {
-    /// Counts per index and cancellations seen. `@unchecked Sendable`: fields behind `lock`.
-    final class Seen: @unchecked Sendable {
-        let lock = Lock()
-        var runs: [Int: Int] = [:]
-        var cancelled = 0
-    }
-
     func testEveryIndexRunsExactlyOnceAcrossNestedGroups() async {
-        let seen = Seen()
-        await forEachConcurrently(1000, fanOut: 8) { i in seen.lock.withLock { seen.runs[i, default: 0] += 1 } }
-        XCTAssertEqual(seen.runs.count, 1000)
-        XCTAssertEqual(Set(seen.runs.keys), Set(0..<1000))
-        XCTAssertTrue(seen.runs.values.allSatisfy { $0 == 1 })
+        let runs = Box<[Int: Int]>([:])
+        await forEachConcurrently(1000, fanOut: 8) { i in runs.mutate { $0[i, default: 0] += 1 } }
+        XCTAssertEqual(runs.value.count, 1000)
+        XCTAssertEqual(Set(runs.value.keys), Set(0..<1000))
+        XCTAssertTrue(runs.value.values.allSatisfy { $0 == 1 })
         await forEachConcurrently(0) { _ in XCTFail("no slot for a count of 0") }
     }
 
     func testCancellingTheCallerReachesEveryNestedChild() async {
-        let seen = Seen()
+        let asleep = Box(0), cancelled = Box(0)
         let task = Task {
             await forEachConcurrently(2000, fanOut: 16) { _ in
+                asleep.add(1)
                 try? await Task.sleep(nanoseconds: 30_000_000_000)
-                if Task.isCancelled { seen.lock.withLock { seen.cancelled += 1 } }
+                if Task.isCancelled { cancelled.add(1) }
             }
         }
-        try? await Task.sleep(nanoseconds: 200_000_000)
+        let allAsleep = await eventuallyAsync(within: 10) { asleep.value == 2000 }
+        XCTAssertTrue(allAsleep, "\(asleep.value) of 2000 children started")
         let cancelledAt = Date()
         task.cancel()
         await task.value
         XCTAssertLessThan(Date().timeIntervalSince(cancelledAt), 10, "children woke on cancel, not after their 30 s")
-        XCTAssertEqual(seen.cancelled, 2000)
+        XCTAssertEqual(cancelled.value, 2000)
     }
 
     func testFiftyThousandChildrenEndingTogetherDrainQuickly() async {

@@ -60,9 +60,9 @@ final class MixedLanguagesTests: XCTestCase {
         let results = try RunResults.load(path: report.appendingPathComponent("results.json").path)
 
         let walked = results.journeys.filter { !$0.isWarmup }
-        XCTAssertEqual(Set(walked.map(\.journey)), JourneyBMixedProfileTests.journeys, file: file, line: line)
+        XCTAssertEqual(Set(walked.map(\.journey)), MixedProfileRunTests.journeys, file: file, line: line)
         // Every journey completes somewhere, and none fails for a reason the run did not inject.
-        for name in JourneyBMixedProfileTests.journeys {
+        for name in MixedProfileRunTests.journeys {
             XCTAssertGreaterThan(walked.filter { $0.journey == name }.reduce(0) { $0 + $1.completed }, 0, "\(name) never completed",
                                  file: file, line: line)
         }
@@ -70,7 +70,7 @@ final class MixedLanguagesTests: XCTestCase {
                              "permissionDenied completes for new users", file: file, line: line)
         var unexpected: [String] = []
         for j in results.journeys {
-            for e in j.exits where e.outcome == .failed && !JourneyBMixedProfileTests.allowedFailureCodes.contains(e.code ?? "") {
+            for e in j.exits where e.outcome == .failed && !MixedProfileRunTests.allowedFailureCodes.contains(e.code ?? "") {
                 unexpected.append("\(j.journey)/\(j.cohort) failed \(e.count)× at \(e.step): \(e.code ?? "-")")
             }
         }

@@ -1,4 +1,5 @@
 import Foundation
+import FleetTestSupport
 import XCTest
 
 /// The run's outputs for CI and dashboards, through the built binary: the Prometheus endpoint
@@ -19,7 +20,7 @@ final class NightlyRunTests: XCTestCase {
         return path
     }
 
-    private func curl(_ url: String) throws -> (status: Int32, body: String) {
+    static func curl(_ url: String) throws -> (status: Int32, body: String) {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
         p.arguments = ["-sf", "--max-time", "5", url]
@@ -42,32 +43,31 @@ final class NightlyRunTests: XCTestCase {
         let out = Pipe()
         p.standardOutput = out
         p.standardError = FileHandle.nullDevice
-        let lines = Locked<[String]>([])
+        let lines = Box<[String]>([])
         out.fileHandleForReading.readabilityHandler = { h in
             let chunk = String(decoding: h.availableData, as: UTF8.self)
-            lines.set(lines.get() + chunk.split(separator: "\n").map(String.init))
+            lines.mutate { $0 += chunk.split(separator: "\n").map(String.init) }
         }
         try p.run()
         defer { if p.isRunning { p.terminate() }; p.waitUntilExit() }
         // Wait (bounded) for the line that names the endpoint, then scrape until requests show.
         let deadline = Date().addingTimeInterval(60)
         var url: String?
-        while url == nil && Date() < deadline && p.isRunning {
-            url = lines.get().first { $0.hasPrefix("metrics: ") }.map { String($0.dropFirst("metrics: ".count)) }
-            if url == nil { usleep(50_000) }
+        _ = eventually(within: 60, every: 0.05) {
+            url = lines.value.first { $0.hasPrefix("metrics: ") }.map { String($0.dropFirst("metrics: ".count)) }
+            return url != nil || !p.isRunning
         }
-        let endpoint = try XCTUnwrap(url, "no 'metrics:' line: \(lines.get())")
+        let endpoint = try XCTUnwrap(url, "no 'metrics:' line: \(lines.value)")
         var scrape = ""
         var parsed: [Sample] = []
-        while Date() < deadline && p.isRunning {
-            let r = try curl(endpoint)
-            if r.status == 0 {
-                scrape = r.body
-                parsed = try Exposition.parse(scrape)
-                if parsed.contains(where: { $0.name == "fleet_requests_total" && $0.value > 0 })
-                    && parsed.contains(where: { $0.name == "fleet_assessment_turnaround_seconds_count" && $0.value > 0 }) { break }
-            }
-            usleep(250_000)
+        _ = try eventually(within: max(0, deadline.timeIntervalSinceNow), every: 0.25) {
+            guard p.isRunning else { return true }
+            let r = try Self.curl(endpoint)
+            guard r.status == 0 else { return false }
+            scrape = r.body
+            parsed = try Exposition.parse(scrape)
+            return parsed.contains(where: { $0.name == "fleet_requests_total" && $0.value > 0 })
+                && parsed.contains(where: { $0.name == "fleet_assessment_turnaround_seconds_count" && $0.value > 0 })
         }
         XCTAssertTrue(p.isRunning, "the scrape must happen while the run is in progress")
         let elapsed = try XCTUnwrap(parsed.first { $0.name == "fleet_elapsed_seconds" }?.value)
@@ -84,7 +84,7 @@ final class NightlyRunTests: XCTestCase {
             XCTAssertEqual(buckets.map(\.value), buckets.map(\.value).sorted(), "\(metric) buckets are cumulative")
             XCTAssertEqual(buckets.last?.value, parsed.first { $0.name == metric + "_count" }?.value, metric)
         }
-        XCTAssertEqual(try curl(endpoint.replacingOccurrences(of: "/metrics", with: "/other")).status, 22, "404 elsewhere")
+        XCTAssertEqual(try Self.curl(endpoint.replacingOccurrences(of: "/metrics", with: "/other")).status, 22, "404 elsewhere")
         p.waitUntilExit()
         XCTAssertEqual(p.terminationStatus, 0)
     }

@@ -69,25 +69,6 @@ final class ProfileValidationTests: XCTestCase {
         XCTAssertTrue(KnownKeys.thinkTimes.isSuperset(of: ["default", "read", "library", "confirm", "cohort.at_risk_remaining"]))
     }
 
-    /// A journey that reads a key it does not declare is noted (the journey harness fails on it).
-    func testAKeyReadButNotDeclaredIsNoted() async throws {
-        struct Sloppy: Journey {
-            let name = "sloppy"
-            var keys: JourneyKeys { JourneyKeys(decisions: ["declared"], thinkTimes: ["pause"]) }
-            func walk(_ user: VirtualUser) async throws(JourneyStop) {
-                _ = user.decide("declared", default: 0.5)
-                _ = user.decide("undeclared", default: 0.5)
-                try await user.think("pause")
-                try await user.think("nap")
-            }
-        }
-        let h = try JourneyBHarness()
-        defer { h.shutdown() }
-        let user = h.user(1, world: h.world())
-        _ = await user.run(Sloppy())
-        XCTAssertEqual(user.undeclaredKeys, ["sloppy.undeclared", "think:nap"])
-    }
-
     func testShippedProfilesValidate() throws {
         let dir = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("profiles")

@@ -1,6 +1,7 @@
 import Foundation
 import FleetMetrics
 import FleetRunner
+import FleetTestSupport
 import XCTest
 
 /// A `kill -9` of `fleet run` halfway leaves a run folder that `fleet report --recover` turns into
@@ -26,24 +27,28 @@ final class RecoverTests: XCTestCase {
         let out = Pipe()
         p.standardOutput = out
         p.standardError = FileHandle.nullDevice
-        let text = Locked<String>("")
+        let text = Box<String>("")
         let reader = Thread {
             while true {
                 let d = out.fileHandleForReading.availableData
                 if d.isEmpty { break }
-                text.set(text.get() + String(decoding: d, as: UTF8.self))
+                text.mutate { $0 += String(decoding: d, as: UTF8.self) }
             }
         }
         try p.run()
         reader.start()
         defer { if p.isRunning { kill(p.processIdentifier, SIGKILL) } }
-        let ready = Date().addingTimeInterval(120)
-        while !text.get().contains("\nrun "), Date() < ready, p.isRunning { usleep(50_000) }
+        _ = eventually(within: 120, every: 0.05) { text.value.contains("\nrun ") || !p.isRunning }
         let started = Date()
-        let line = try XCTUnwrap(text.get().split(separator: "\n").first { $0.hasPrefix("run ") }, text.get())
+        let line = try XCTUnwrap(text.value.split(separator: "\n").first { $0.hasPrefix("run ") }, text.value)
         let runId = String(line.dropFirst(4).prefix { $0 != ":" })
-        usleep(12_000_000)
-        XCTAssertTrue(p.isRunning, text.get())
+        // Halfway: the kill lands once the stream holds windows 0 … 10 (about 11 s into the 40 s run).
+        let streamPath = dir.appendingPathComponent(runId).appendingPathComponent(ResultStream.fileName).path
+        let halfway = eventually(within: 60, every: 0.1) {
+            Self.lastStreamedWindow(streamPath) >= 10 || !p.isRunning
+        }
+        XCTAssertTrue(halfway, "the run streamed ten windows")
+        XCTAssertTrue(p.isRunning, text.value)
         kill(p.processIdentifier, SIGKILL)
         let killedAfter = Date().timeIntervalSince(started)
         p.waitUntilExit()
@@ -51,8 +56,7 @@ final class RecoverTests: XCTestCase {
         // Its embedded stack (started with a config file named after the run's pid) stops by itself.
         let marker = "fleet-stack-\(p.processIdentifier)-"
         XCTAssertTrue(Self.processes(containing: marker).count <= 1, "one embedded stack at most")
-        let gone = Date().addingTimeInterval(5)
-        while !Self.processes(containing: marker).isEmpty, Date() < gone { usleep(100_000) }
+        _ = eventually(within: 5, every: 0.1) { Self.processes(containing: marker).isEmpty }
         XCTAssertEqual(Self.processes(containing: marker), [], "the embedded stack outlived the killed run")
         let runDir = dir.appendingPathComponent(runId)
         XCTAssertFalse(FileManager.default.fileExists(atPath: runDir.appendingPathComponent("index.html").path),
@@ -78,6 +82,15 @@ final class RecoverTests: XCTestCase {
         XCTAssertTrue(FileManager.default.fileExists(atPath: runDir.appendingPathComponent("index.html").path))
     }
 
+    /// The last window the run's stream says is closed (`through` of its last whole line), or -1.
+    static func lastStreamedWindow(_ path: String) -> Int {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return -1 }
+        let whole = text.hasSuffix("\n") ? text : String(text[..<(text.lastIndex(of: "\n") ?? text.startIndex)])
+        guard let last = whole.split(separator: "\n").last,
+              let object = try? JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any] else { return -1 }
+        return (object["through"] as? NSNumber)?.intValue ?? -1
+    }
+
     /// Pids whose command line contains `text`.
     static func processes(containing text: String) -> [Int32] {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
@@ -86,43 +99,4 @@ final class RecoverTests: XCTestCase {
             return String(decoding: d.map { $0 == 0 ? 32 : $0 }, as: UTF8.self).contains(text)
         }
     }
-}
-
-/// The stream's lines: totals each time, each closed window once; recovery puts them together.
-final class ResultStreamTests: XCTestCase {
-    private func snapshot(windows: Int, requests: Int64) -> RunResults {
-        var r = RunResults(meta: RunMetadata(runId: "r", profile: "p", seed: 1, target: "t", startedAt: "s"))
-        var m = MetricResult(name: "settlement")
-        var h = Histogram()
-        for _ in 0..<requests { h.record(1000) }
-        m.corrected = h
-        m.windows = (0..<windows).map { MetricWindow(index: $0, corrected: h) }
-        r.metrics = [m]
-        r.health = (0..<windows).map { HealthSample(window: $0, activeUsers: 1, inFlight: 0, cpuSeconds: 0, rssBytes: 1) }
-        r.counters = ["requests": requests]
-        return r
-    }
-
-    func testEachWindowIsStreamedOnceAndATornLineIsSkipped() throws {
-        let dir = try E2E.tempDir()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let stream = try ResultStream(directory: dir.path)
-        // Window 3 is open at the first append, window 5 at the second.
-        XCTAssertTrue(stream.append(snapshot(windows: 4, requests: 10), through: 2))
-        XCTAssertTrue(stream.append(snapshot(windows: 6, requests: 20), through: 4))
-        let lines = try String(contentsOfFile: stream.path, encoding: .utf8).split(separator: "\n")
-        XCTAssertEqual(lines.count, 2)
-        XCTAssertFalse(lines[1].contains("\"index\":0"), "a window already streamed is not written again")
-        // A kill in the middle of a third line.
-        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: stream.path))
-        handle.seekToEndOfFile()
-        handle.write(Data("{\"through\":5,\"totals\":{\"meta".utf8))
-        try handle.close()
-        let r = try ResultStream.recover(directory: dir.path)
-        XCTAssertEqual(r.counters["requests"], 20)
-        XCTAssertEqual(r.metrics.first?.windows.map(\.index), [0, 1, 2, 3, 4])
-        XCTAssertEqual(r.health.map(\.window), [0, 1, 2, 3, 4])
-    }
-
-    typealias E2E = EndToEndTests
 }

@@ -1,4 +1,5 @@
 import Foundation
+import FleetTestSupport
 import XCTest
 
 /// The built `fleet` binary as a user meets it: thresholds that fail, two scenarios in one run,
@@ -65,45 +66,53 @@ final class RunBinaryTests: XCTestCase {
         """, in: dir)
         let p = Process()
         p.executableURL = URL(fileURLWithPath: E2E.fleetBinary)
-        p.arguments = ["run", "--profile", path, "--out", dir.path, "--history", dir.appendingPathComponent("h.sqlite").path]
+        p.arguments = ["run", "--profile", path, "--out", dir.path, "--history", dir.appendingPathComponent("h.sqlite").path,
+                       "--metrics-listen", "127.0.0.1:0"]
         p.currentDirectoryURL = E2E.packageRoot
         let out = Pipe()
         p.standardOutput = out
         p.standardError = FileHandle.nullDevice
-        let text = Locked<String>("")
+        let text = Box<String>("")
+        let readerDone = DispatchSemaphore(value: 0)
         let reader = Thread {
             while true {
                 let d = out.fileHandleForReading.availableData
                 if d.isEmpty { break }
-                text.set(text.get() + String(decoding: d, as: UTF8.self))
+                text.mutate { $0 += String(decoding: d, as: UTF8.self) }
             }
+            readerDone.signal()
         }
         try p.run()
         reader.start()
         defer { if p.isRunning { kill(p.processIdentifier, SIGKILL) } }
         // Wait for the run to start (the debug build checks the whole corpus first, which takes
         // a while on a busy machine; the signal handlers are installed by then) and for users to
-        // be walking.
-        let ready = Date().addingTimeInterval(120)
-        while !text.get().contains("\nrun "), Date() < ready, p.isRunning { usleep(50_000) }
-        XCTAssertTrue(text.get().contains("\nrun "), text.get())
-        usleep(3_000_000)
-        XCTAssertTrue(p.isRunning, text.get())
+        // be walking (the live metrics show five active).
+        _ = eventually(within: 120, every: 0.05) { text.value.contains("\nrun ") || !p.isRunning }
+        XCTAssertTrue(text.value.contains("\nrun "), text.value)
+        let metrics = try XCTUnwrap(text.value.split(separator: "\n").first { $0.hasPrefix("metrics: ") }, text.value)
+            .dropFirst("metrics: ".count)
+        let walking = try eventually(within: 30, every: 0.1) {
+            let r = try NightlyRunTests.curl(String(metrics))
+            guard r.status == 0 else { return !p.isRunning }
+            let active = try Exposition.parse(r.body).first { $0.name == "fleet_active_users" }?.value ?? 0
+            return active >= 5 || !p.isRunning
+        }
+        XCTAssertTrue(walking, "users walking")
+        XCTAssertTrue(p.isRunning, text.value)
         kill(p.processIdentifier, SIGINT)
         let firstStop = Date()
-        while !text.get().contains("stopping:"), Date() < firstStop.addingTimeInterval(5) { usleep(20_000) }
-        XCTAssertTrue(text.get().contains("stopping: no new users"), text.get())
-        usleep(500_000)
-        XCTAssertTrue(p.isRunning, "the first Ctrl-C must leave users their grace period")
+        _ = eventually(within: 5, every: 0.02) { text.value.contains("stopping:") }
+        XCTAssertTrue(text.value.contains("stopping: no new users"), text.value)
+        XCTAssertFalse(eventually(within: 0.5, every: 0.02) { !p.isRunning }, "the first Ctrl-C must leave users their grace period")
         kill(p.processIdentifier, SIGINT)
-        let deadline = Date().addingTimeInterval(20)
-        while p.isRunning, Date() < deadline { usleep(50_000) }
+        _ = eventually(within: 20, every: 0.05) { !p.isRunning }
         XCTAssertFalse(p.isRunning, "a second Ctrl-C must stop the run at once")
         p.waitUntilExit()
         XCTAssertLessThan(Date().timeIntervalSince(firstStop), 20, "well within the 60 s grace")
-        XCTAssertEqual(p.terminationStatus, 130, text.get())
-        usleep(200_000)
-        let report = try XCTUnwrap(Self.reportDir(in: text.get()), text.get())
+        XCTAssertEqual(p.terminationStatus, 130, text.value)
+        XCTAssertEqual(readerDone.wait(timeout: .now() + 5), .success, "the output was read to its end")
+        let report = try XCTUnwrap(Self.reportDir(in: text.value), text.value)
         XCTAssertTrue(FileManager.default.fileExists(atPath: report.appendingPathComponent("index.html").path))
         let meta = try XCTUnwrap(try Self.results(report)["meta"] as? [String: Any])
         let notes = (meta["notes"] as? [String]) ?? []

@@ -1,3 +1,4 @@
+import FleetTestSupport
 import XCTest
 import FleetCore
 import FleetMetrics
@@ -8,14 +9,6 @@ import FleetMetrics
 /// start) and the decisions it has in the single run.
 final class ShardSelectionTests: XCTestCase {
     struct User: Hashable { var scenario: Int; var local: Int; var offsetMicros: Int64 }
-
-    final class Seen: @unchecked Sendable {
-        // @unchecked: `users` is only touched under `lock`.
-        private let lock = Lock()
-        private var users: [User] = []
-        func add(_ u: User) { lock.withLock { users.append(u) } }
-        var all: [User] { lock.withLock { users } }
-    }
 
     static let profile = """
     {"name": "shards", "seed": 99, "duration_s": 30, "scenarios": [
@@ -29,13 +22,13 @@ final class ShardSelectionTests: XCTestCase {
 
     /// Runs the schedule with users that only say who they are (and end at once).
     func users(_ p: Profile, shard: Shard) async -> [User] {
-        let seen = Seen(), control = RunControl()
+        let seen = Box<[User]>([]), control = RunControl()
         let start = MonotonicClock.now() &+ 20_000_000
         await Fleet.runScenarios(profile: p, start: start, control: control, recorder: Recorder(), shard: shard) { s, local, intended in
-            seen.add(User(scenario: s, local: local, offsetMicros: Int64(intended &- start) / 1000))
+            seen.append(User(scenario: s, local: local, offsetMicros: Int64(intended &- start) / 1000))
         }
         _ = await control.drain(until: MonotonicClock.now() &+ 5_000_000_000)
-        return seen.all
+        return seen.value
     }
 
     func testShardsPartitionTheSingleRunsUsersWithTheirOwnStartsAndDecisions() async throws {

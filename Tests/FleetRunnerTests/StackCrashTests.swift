@@ -3,6 +3,7 @@ import FleetCore
 import FleetHTTP
 import FleetSQLite
 import Foundation
+import FleetTestSupport
 import XCTest
 
 /// The reference stack killed with `kill -9` under load and restarted on the same database comes
@@ -23,7 +24,7 @@ final class StackCrashTests: XCTestCase {
         p.standardOutput = out
         p.standardError = FileHandle.nullDevice
         try p.run()
-        let url = Locked<String?>(nil)
+        let url = Box<String?>(nil)
         Thread {
             var text = ""
             while true {
@@ -31,13 +32,12 @@ final class StackCrashTests: XCTestCase {
                 if d.isEmpty { break }
                 text += String(decoding: d, as: UTF8.self)
                 if let line = text.split(separator: "\n").first(where: { $0.hasPrefix("READY ") }) {
-                    url.set(String(line.dropFirst(6)))
+                    url.value = String(line.dropFirst(6))
                 }
             }
         }.start()
-        let deadline = Date().addingTimeInterval(60)
-        while url.get() == nil, Date() < deadline, p.isRunning { usleep(50_000) }
-        return (p, try XCTUnwrap(url.get(), "the stack did not say READY"))
+        _ = eventually(within: 60, every: 0.05) { url.value != nil || !p.isRunning }
+        return (p, try XCTUnwrap(url.value, "the stack did not say READY"))
     }
 
     private func count(_ db: SQLiteDatabase, _ sql: String) throws -> Int64 {
@@ -71,10 +71,12 @@ final class StackCrashTests: XCTestCase {
 
         // Under load: wait for settlements to be committing, then kill the stack mid-stride.
         let watcher = try SQLiteDatabase(path: dbPath)
-        let until = Date().addingTimeInterval(90)
-        while (try? count(watcher, "SELECT count(*) FROM settlements")) ?? 0 < 5, Date() < until { usleep(200_000) }
-        XCTAssertGreaterThanOrEqual(try count(watcher, "SELECT count(*) FROM settlements"), 5, "the load settled sessions")
-        usleep(700_000)
+        let settlements = { (try? self.count(watcher, "SELECT count(*) FROM settlements")) ?? 0 }
+        _ = eventually(within: 90, every: 0.2) { settlements() >= 5 }
+        let before = settlements()
+        XCTAssertGreaterThanOrEqual(before, 5, "the load settled sessions")
+        // Mid-stride: the kill lands while the load is still settling sessions.
+        XCTAssertTrue(eventually(within: 10, every: 0.02) { settlements() > before }, "the load kept settling")
         kill(stack.processIdentifier, SIGKILL)
         stack.waitUntilExit()
         XCTAssertEqual(stack.terminationReason, .uncaughtSignal)
@@ -100,8 +102,7 @@ final class StackCrashTests: XCTestCase {
 
         // Attempts submitted before the kill finish after the restart (bounded wait).
         let stuck = "SELECT count(*) FROM attempts WHERE status IN ('queued', 'transcribing', 'assessing')"
-        let drain = Date().addingTimeInterval(30)
-        while try count(db, stuck) > 0, Date() < drain { usleep(200_000) }
+        _ = try eventually(within: 30, every: 0.2) { try count(db, stuck) == 0 }
         XCTAssertEqual(try count(db, stuck), 0, "attempts stuck in flight after the restart")
 
         // Keys answer as before the kill: a settled session's complete (key = session id) replays
@@ -147,11 +148,11 @@ final class StackCrashTests: XCTestCase {
         if let key { headers.append(HTTPHeader("Idempotency-Key", key)) }
         let request = HTTPRequest(method: method, url: url, headers: headers,
                                   body: body.map { HTTPBody(bytes: $0.serializedBytes()) }, timeout: 10)
-        let box = Locked<Result<HTTPResponse, HTTPError>?>(nil)
+        let box = Box<Result<HTTPResponse, HTTPError>?>(nil)
         let done = DispatchSemaphore(value: 0)
-        engine.send(request, queue: .global()) { box.set($0); done.signal() }
+        engine.send(request, queue: .global()) { box.value = $0; done.signal() }
         XCTAssertEqual(done.wait(timeout: .now() + 15), .success)
-        let r = try XCTUnwrap(box.get()).get()
+        let r = try XCTUnwrap(box.value).get()
         return (r.status, (try? JSONValue.parse(r.body)) ?? .null)
     }
 }

@@ -1,3 +1,4 @@
+import FleetTestSupport
 import XCTest
 import FleetCore
 @testable import FleetStack
@@ -65,7 +66,7 @@ final class AppSettlementTests: XCTestCase {
         let app = try AppStack()
         let u = try app.signIn()
         let s = try app.sessionReadyToComplete(u)
-        let collected = AppCollector<String>()
+        let collected = Box<[String]>([])
         let group = DispatchGroup()
         for _ in 0..<50 {
             group.enter()
@@ -77,7 +78,7 @@ final class AppSettlementTests: XCTestCase {
             }
         }
         XCTAssertEqual(group.wait(timeout: .now() + 30), .success)
-        let bodies = collected.all
+        let bodies = collected.value
         XCTAssertEqual(bodies.count, 50)
         let firsts = bodies.filter { $0.contains("\"replayed\":false") }
         XCTAssertEqual(firsts.count, 1, "exactly one first settlement")

@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 import FleetCore
 import FleetAudio
+import FleetTestSupport
 @testable import FleetStack
 
 /// A user signed in to the test stack.
@@ -12,29 +13,27 @@ struct AppTestUser {
     let installID: String
 }
 
-/// A running reference stack on a free loopback port, with helpers that speak the API over HTTP.
+/// The shared embedded stack with a clock the tests move, and helpers that speak the API over HTTP.
 final class AppStack: Sendable {
-    let stack: ReferenceStack
-    let base: String
-    let port: Int
+    let embedded: EmbeddedStack
+    var stack: ReferenceStack { embedded.stack }
+    var base: String { embedded.baseURL }
+    var port: Int { embedded.port }
     /// The stack's clock: `clock.advance(ms:)` moves "now" for expiry, streak and plan tests.
     let clock: StackClock
 
     /// Starts a stack with test-friendly defaults (active entitlement, fast assessment) that
     /// `configure` may change.
     init(_ configure: (inout StackSettings) -> Void = { _ in }) throws {
-        clock = StackClock()
-        var s = StackSettings()
-        s.newUserEntitlement = "active"
-        s.assessmentMedianMs = 20
-        s.assessmentSigma = 0
-        configure(&s)
-        stack = try ReferenceStack(settings: s, clock: clock)
-        base = try stack.start()
-        port = Int(base.split(separator: ":").last!)!
+        let clock = StackClock()
+        self.clock = clock
+        embedded = try EmbeddedStack({ s in
+            s.assessmentMedianMs = 20
+            configure(&s)
+        }, make: { try ReferenceStack(settings: $0, clock: clock) })
     }
 
-    deinit { stack.stop() }
+    deinit { embedded.stop() }
 
     /// One request; `json` becomes the body, `token` the bearer.
     @discardableResult
@@ -107,15 +106,13 @@ final class AppStack: Sendable {
 
     /// Polls the attempt until it is terminal (or `timeoutS` passes); returns every status seen and the last body.
     func waitTerminal(_ u: AppTestUser, attempt: String, timeoutS: Double = 5, everyMs: Int = 10) throws -> (seen: [String], last: JSONValue) {
-        let deadline = Date().addingTimeInterval(timeoutS)
         var seen: [String] = []
         var last: JSONValue = .null
-        while Date() < deadline {
+        _ = try eventually(within: timeoutS, every: Double(everyMs) / 1000) {
             last = try call("GET", "/attempts/\(attempt)", token: u.token).json
             let st = last["status"]?.string ?? "?"
             if seen.last != st { seen.append(st) }
-            if ["assessed", "failed", "unreliable"].contains(st) { break }
-            usleep(useconds_t(everyMs * 1000))
+            return ["assessed", "failed", "unreliable"].contains(st)
         }
         return (seen, last)
     }
@@ -136,30 +133,16 @@ final class AppStack: Sendable {
 enum AppClips {
     /// A speech-like clip: a 180 Hz tone with syllable-rate amplitude modulation.
     static func speech(seconds: Double = 2, amplitude: Float = 0.2, sampleRate: Int = 16_000) -> [UInt8] {
-        let n = Int(seconds * Double(sampleRate))
-        let samples = (0..<n).map { i -> Float in
-            let t = Float(i) / Float(sampleRate)
-            return amplitude * (0.6 + 0.4 * sin(2 * .pi * 4 * t)) * sin(2 * .pi * 180 * t)
-        }
-        return (try? AudioEncoder.encode(samples, sampleRate: sampleRate, channels: 1, as: .wavPCM16)) ?? []
+        let samples = Synth.modulatedTone(hz: 180, seconds: seconds, rate: sampleRate, amplitude: amplitude)
+        return (try? Synth.encode(samples, rate: sampleRate, as: .wavPCM16)) ?? []
     }
 
     static func silence(seconds: Double = 2) -> [UInt8] {
-        (try? AudioEncoder.encode([Float](repeating: 0, count: Int(seconds * 16_000)), sampleRate: 16_000, channels: 1,
-                                  as: .wavPCM16)) ?? []
+        (try? Synth.encode(Synth.silence(seconds: seconds), as: .wavPCM16)) ?? []
     }
 
     /// Bytes that are no audio format at all.
     static func garbage(count: Int = 4096) -> [UInt8] { (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) } }
-}
-
-/// Values gathered from many threads at once.
-final class AppCollector<T: Sendable>: @unchecked Sendable {
-    // @unchecked: `items` is only touched under `lock`.
-    private let lock = NSLock()
-    private var items: [T] = []
-    func append(_ x: T) { lock.lock(); items.append(x); lock.unlock() }
-    var all: [T] { lock.lock(); defer { lock.unlock() }; return items }
 }
 
 extension AppStack {
@@ -190,7 +173,7 @@ extension AppStack {
 
     /// Runs `body` on `count` threads at once and returns what each gave.
     static func concurrently<T: Sendable>(_ count: Int, _ body: @escaping @Sendable (Int) -> T?) -> [T] {
-        let collected = AppCollector<T>()
+        let collected = Box<[T]>([])
         let group = DispatchGroup()
         for i in 0..<count {
             group.enter()
@@ -200,6 +183,6 @@ extension AppStack {
             }
         }
         _ = group.wait(timeout: .now() + 30)
-        return collected.all
+        return collected.value
     }
 }

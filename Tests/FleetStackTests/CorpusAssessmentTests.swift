@@ -2,6 +2,7 @@ import FleetAudio
 import FleetCorpus
 import FleetCore
 import Foundation
+import FleetTestSupport
 import XCTest
 @testable import FleetStack
 
@@ -22,7 +23,7 @@ final class CorpusAssessmentTests: XCTestCase {
         XCTAssertGreaterThan(clips.count, 80)
         let app = try AppStack { s in s.workers = 4 }
         let threads = 6
-        let results = AppCollector<String?>()
+        let results = Box<[String?]>([])
         let group = DispatchGroup()
         for t in 0..<threads {
             group.enter()
@@ -39,7 +40,7 @@ final class CorpusAssessmentTests: XCTestCase {
         }
         // Bounded: a stuck upload fails the test instead of hanging it.
         XCTAssertEqual(group.wait(timeout: .now() + 300), .success, "uploads did not finish within 300 s")
-        let all = results.all
+        let all = results.value
         let problems = all.compactMap { $0 }.sorted()
         XCTAssertEqual(all.count, clips.count, "every clip was tried")
         XCTAssertEqual(problems, [], "\(problems.count) clips not assessed as marked:\n" + problems.joined(separator: "\n"))

@@ -1,4 +1,6 @@
 import FleetHTTPServer
+import FleetStack
+import FleetTestSupport
 import XCTest
 
 /// Request bodies: Content-Length, chunked, limits (413), Expect: 100-continue and clients that
@@ -25,7 +27,7 @@ final class ServerBodyTests: XCTestCase {
         let client = try RawClient(port: port)
         try client.send("POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n"
                         + "5;name=value\r\nhello\r\n")
-        usleep(50_000)  // the rest arrives in a second segment
+        usleep(50_000)  // pacing, not a wait: the rest arrives in a second segment
         try client.send("6\r\n world\r\nA \r\n, chunked!\r\n0\r\nX-Checksum: abc\r\n\r\n"
                         + "GET /echo?n=next HTTP/1.1\r\nHost: t\r\n\r\n")
         let response = try client.readResponse()

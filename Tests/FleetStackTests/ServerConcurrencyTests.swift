@@ -1,6 +1,7 @@
 import Dispatch
 import FleetHTTPServer
 import Synchronization
+import FleetTestSupport
 import XCTest
 
 /// Many connections at once, responses from many threads, and the connection cap.

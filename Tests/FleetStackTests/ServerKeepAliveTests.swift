@@ -1,4 +1,6 @@
 import FleetHTTPServer
+import FleetStack
+import FleetTestSupport
 import XCTest
 
 /// Keep-alive, pipelining, HTTP/1.0 and `Connection: close` over real loopback sockets.

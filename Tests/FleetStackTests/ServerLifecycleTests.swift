@@ -3,6 +3,8 @@ import Glibc
 #endif
 import Dispatch
 import FleetHTTPServer
+import FleetStack
+import FleetTestSupport
 import XCTest
 
 /// Starting, binding and surviving clients that die at the worst moment.

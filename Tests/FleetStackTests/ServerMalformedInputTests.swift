@@ -1,5 +1,7 @@
 import FleetCore
 import FleetHTTPServer
+import FleetStack
+import FleetTestSupport
 import XCTest
 
 /// Malformed input gets a JSON error envelope and a closed connection, never a crash or hang.

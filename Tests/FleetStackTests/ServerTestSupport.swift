@@ -215,13 +215,3 @@ func startServer(_ handler: RecordingHandler, limits: ServerLimits = .init(), io
     let port = try server.start()
     return (server, port)
 }
-
-/// Waits (bounded) until `condition` holds; returns whether it did.
-func eventually(within seconds: Double = 3, _ condition: () -> Bool) -> Bool {
-    let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(seconds * 1e9)
-    while DispatchTime.now().uptimeNanoseconds < deadline {
-        if condition() { return true }
-        usleep(10_000)
-    }
-    return condition()
-}

@@ -1,5 +1,7 @@
 import Dispatch
 import FleetHTTPServer
+import FleetStack
+import FleetTestSupport
 import XCTest
 
 /// Slow and idle clients are cut off by `ServerLimits`' timeouts (short ones, for speed).
@@ -26,7 +28,7 @@ final class ServerTimeoutTests: XCTestCase {
         // Keep dribbling header lines, each well inside any per-read timeout.
         var closed = false
         for i in 0..<30 {
-            usleep(100_000)
+            usleep(100_000)  // the drip's pace, not a wait
             do { try client.send("X-Drip-\(i): 1\r\n") } catch { closed = true; break }
             if seconds(since: start) > 1.5 { break }
         }

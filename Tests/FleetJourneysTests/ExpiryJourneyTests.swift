@@ -5,13 +5,13 @@ import FleetMetrics
 import XCTest
 
 /// Flow 7: a bench-signed subscription lapses inside the run; `402` leads to the paywall.
-final class JourneyBExpiryTests: XCTestCase {
+final class ExpiryJourneyTests: XCTestCase {
     static let subscriptionLength = ["subscription_length": ThinkTime.constant(ms: 1_200)]
 
     /// The lapse is seen as `402` on a new session; the expired-return paywall follows; the user
     /// resubscribes and practises, and the entitlement is active again afterwards.
     func testLapseGives402ThenPaywallThenResubscribe() async throws {
-        let h = try JourneyBHarness { $0.newUserEntitlement = "none" }
+        let h = try JourneyHarness { $0.newUserEntitlement = "none" }
         defer { h.shutdown() }
         let world = h.world(probabilities: ["expiry.subscribe": 1, "expiry.fetch_evidence": 0, "expiry.rate_feedback": 0],
                             thinkTimes: Self.subscriptionLength)
@@ -37,7 +37,7 @@ final class JourneyBExpiryTests: XCTestCase {
 
     /// Leaving the expired-return paywall ends the journey abandoned there, with no session made.
     func testLeavingThePaywallAbandons() async throws {
-        let h = try JourneyBHarness { $0.newUserEntitlement = "none" }
+        let h = try JourneyHarness { $0.newUserEntitlement = "none" }
         defer { h.shutdown() }
         let world = h.world(probabilities: ["expiry.subscribe": 0], thinkTimes: Self.subscriptionLength)
         let user = h.user(2, world: world)
@@ -54,7 +54,7 @@ final class JourneyBExpiryTests: XCTestCase {
     /// With a grace period the user goes offline inside `grace_until` and makes no request while
     /// the cache serves; the `402` comes only once grace has ended.
     func testOfflineInsideGraceMakesNoRequests() async throws {
-        let h = try JourneyBHarness { $0.newUserEntitlement = "none"; $0.gracePeriodS = 2 }
+        let h = try JourneyHarness { $0.newUserEntitlement = "none"; $0.gracePeriodS = 2 }
         defer { h.shutdown() }
         let world = h.world(probabilities: ["expiry.subscribe": 0, "expiry.offline_in_grace": 1],
                             thinkTimes: Self.subscriptionLength) { $0.offlineDuration = .constant(ms: 800) }

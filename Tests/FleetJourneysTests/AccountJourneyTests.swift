@@ -5,9 +5,9 @@ import FleetMetrics
 import XCTest
 
 /// Flows 8 (delete data) and 9 (change languages), from a warmed-up `returning` user (one completed session).
-final class JourneyAAccountTests: XCTestCase {
+final class AccountJourneyTests: XCTestCase {
     func testDeletingTrainingDataLeavesGrowthEmptyAndStreakZero() async throws {
-        let h = try JourneyBHarness()
+        let h = try JourneyHarness()
         defer { h.shutdown() }
         let user = h.user(1, world: h.world(probabilities: ["deleteData.delete_session": 0, "deleteData.delete_account": 0,
                                                             "deleteData.cancel": 0]), cohort: "returning")
@@ -31,7 +31,7 @@ final class JourneyAAccountTests: XCTestCase {
     }
 
     func testDeletingTheAccountSignsInAgainWithANewInstallId() async throws {
-        let h = try JourneyBHarness()
+        let h = try JourneyHarness()
         defer { h.shutdown() }
         let user = h.user(2, world: h.world(probabilities: ["deleteData.delete_session": 0, "deleteData.delete_account": 1,
                                                             "deleteData.cancel": 0]), cohort: "returning")
@@ -56,7 +56,7 @@ final class JourneyAAccountTests: XCTestCase {
     }
 
     func testDeletingOneSessionRemovesItFromGrowthAndKeepsXP() async throws {
-        let h = try JourneyBHarness()
+        let h = try JourneyHarness()
         defer { h.shutdown() }
         let user = h.user(3, world: h.world(probabilities: ["deleteData.delete_session": 1]), cohort: "returning")
         let ready = await Population.prepare(user)
@@ -77,7 +77,7 @@ final class JourneyAAccountTests: XCTestCase {
     /// UI locale and practice languages change; home is refetched; the session left in progress
     /// keeps its language.
     func testChangingLanguagesKeepsTheInProgressSessionsLanguage() async throws {
-        let h = try JourneyBHarness()
+        let h = try JourneyHarness()
         defer { h.shutdown() }
         let p = ["changeLanguages.session_in_progress": 1.0, "changeLanguages.change_ui_locale": 1,
                  "changeLanguages.follow_device": 0, "changeLanguages.change_practice": 1, "changeLanguages.finish_session": 0]

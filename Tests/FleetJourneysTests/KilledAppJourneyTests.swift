@@ -5,14 +5,14 @@ import FleetMetrics
 import XCTest
 
 /// Flow 4: the app dies at a step, comes back from its device state and resumes or abandons.
-final class JourneyBKillTests: XCTestCase {
+final class KilledAppJourneyTests: XCTestCase {
     static let resumeProbabilities = ["killAndResume.abandon": 0.0, "killAndResume.fetch_evidence": 1, "killAndResume.rate_feedback": 1]
 
     /// Killed the instant round 2's upload starts: the relaunch signs in from the keychain (no new
     /// auth), drains the upload queue (same key: the same attempt, a fresh URL), shows the resume
     /// sheet, polls round 2 and settles exactly once.
     func testKilledDuringRound2UploadResumesAndSettlesOnce() async throws {
-        let h = try JourneyBHarness()
+        let h = try JourneyHarness()
         defer { h.shutdown() }
         let user = h.user(1, world: h.world(probabilities: Self.resumeProbabilities))
         let (outcome, trace) = await h.walk(KillAndResume(killStep: "round2_upload", killWindowMs: 0), user)
@@ -46,7 +46,7 @@ final class JourneyBKillTests: XCTestCase {
     /// Kills at several steps side by side: every user ends with one settled session and none with
     /// a duplicate settlement; kills that landed inside a transfer show up as aborted requests.
     func testKillsAtManyStepsEachSettleOnce() async throws {
-        let h = try JourneyBHarness()
+        let h = try JourneyHarness()
         defer { h.shutdown() }
         let world = h.world(probabilities: Self.resumeProbabilities)
         let steps = ["create_session", "reading_complete", "round1_record", "round1_submit", "round1_processing", "feedback",
@@ -78,7 +78,7 @@ final class JourneyBKillTests: XCTestCase {
 
     /// "Abandon" on the resume sheet: `POST /sessions/{id}/abandon`, home without a resume session.
     func testAbandonOnTheResumeSheet() async throws {
-        let h = try JourneyBHarness()
+        let h = try JourneyHarness()
         defer { h.shutdown() }
         let user = h.user(3, world: h.world(probabilities: ["killAndResume.abandon": 1]))
         let (outcome, trace) = await h.walk(KillAndResume(killStep: "round1_processing"), user)
@@ -95,7 +95,7 @@ final class JourneyBKillTests: XCTestCase {
     /// The profile's `kill_rate` reaches the daily quest: at 1 every user is killed somewhere on
     /// the way and still ends with one settled session.
     func testKillRateKillsDailyQuestUsersWhoStillSettleOnce() async throws {
-        let h = try JourneyBHarness()
+        let h = try JourneyHarness()
         defer { h.shutdown() }
         let world = h.world(probabilities: ["dailyQuest.abandon": 0]) { $0.killRate = 1 }
         let users = (0..<3).map { h.user(20 + $0, world: world, seed: 7 + UInt64($0)) }
@@ -118,7 +118,7 @@ final class JourneyBKillTests: XCTestCase {
     /// back; on relaunch it replays with the same key and gets the same settlement, `replayed: true`,
     /// with nothing changed (XP, counts) and the replay kept out of `settlement`.
     func testRelaunchReplaysAnUnseenSettlement() async throws {
-        let h = try JourneyBHarness()
+        let h = try JourneyHarness()
         defer { h.shutdown() }
         let user = h.user(30, world: h.world(probabilities: ["fetch_evidence": 0]))
         try await user.launch()

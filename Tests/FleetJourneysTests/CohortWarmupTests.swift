@@ -2,14 +2,15 @@ import FleetClient
 import FleetCore
 import FleetJourneys
 import FleetMetrics
-import FleetRunner
+import FleetSQLite
+import FleetTestSupport
 import XCTest
 
 /// Cohorts: each starting state is reached through the API, recorded apart (`warmup:` endpoints,
 /// a `warmup` journey), and read back right.
-final class JourneyACohortTests: XCTestCase {
+final class CohortWarmupTests: XCTestCase {
     func testEveryCohortStartsFromItsStateReachedThroughTheAPI() async throws {
-        let h = try JourneyBHarness { $0.newUserEntitlement = "none"; $0.planDelayMs = 0 }
+        let h = try JourneyHarness { $0.newUserEntitlement = "none"; $0.planDelayMs = 0 }
         defer { h.shutdown() }
         let world = h.world()
         // cohort → (entitlement, sessions completed, onboarded)
@@ -75,7 +76,7 @@ final class JourneyACohortTests: XCTestCase {
     /// A warm-up that cannot reach its state (here: sign-in refused for an old app) says so and
     /// keeps the user from walking its journey from a wrong state.
     func testFailedWarmupIsRecordedAndRefusesTheJourney() async throws {
-        let h = try JourneyBHarness { $0.minAppVersion = "9.0.0" }
+        let h = try JourneyHarness { $0.minAppVersion = "9.0.0" }
         defer { h.shutdown() }
         let user = h.user(1, world: h.world(), cohort: "subscriber")
         let ready = await Population.prepare(user)
@@ -87,57 +88,22 @@ final class JourneyACohortTests: XCTestCase {
 
     /// A warm-up stopped by the end of the run (task cancelled) is recorded as interrupted, not failed.
     func testWarmupCutShortIsInterruptedNotFailed() async throws {
-        let h = try JourneyBHarness { $0.assessmentMedianMs = 2_000 }
+        let h = try JourneyHarness { $0.assessmentMedianMs = 2_000 }
         defer { h.shutdown() }
         let user = h.user(2, world: h.world(), cohort: "returning")
         let task = Task { await Population.prepare(user) }
-        try await Task.sleep(nanoseconds: 400_000_000)
+        // Cut it short while it waits for the stack's (2 s) assessment of its first clip.
+        let db = try SQLiteDatabase(path: h.dbPath)
+        let assessing = await eventuallyAsync(within: 20) {
+            ((try? db.queryOne("SELECT count(*) FROM attempts WHERE status IN ('queued', 'transcribing', 'assessing')"))?.int(0) ?? 0) > 0
+        }
+        XCTAssertTrue(assessing, "the warm-up submitted a clip")
         task.cancel()
         let ready = await task.value
         XCTAssertFalse(ready)
         let warmup = try XCTUnwrap(h.recorder.snapshot(RunMetadata.testing).journeys.first { $0.journey == "warmup" })
         XCTAssertEqual([warmup.failed, warmup.abandoned], [0, 1])
         XCTAssertEqual(warmup.exits.first?.code, "interrupted")
-    }
-
-    /// A scenario that gives cohorts but no `journeys` parses, and each of its users walks a
-    /// journey from its own cohort's default mix, in about the default proportions; one that gives
-    /// `journeys` keeps them whatever the cohort; one that gives neither is refused at its path.
-    func testScenarioWithoutJourneysWalksEachCohortsDefaultMix() throws {
-        func profile(_ scenario: String) -> JSONValue {
-            try! JSONValue.parse("""
-            {"name": "mix", "duration_s": 10, "scenarios": [{"model": {"type": "constant-arrival-rate", "rate": 1,
-             "duration_s": 10}, \(scenario)}]}
-            """)
-        }
-        let byCohort = try Profile.parse(profile(#""cohorts": {"new": 1, "expired": 1}"#), file: "mix.json").scenarios[0]
-        XCTAssertEqual(byCohort.journeys, [:])
-        var random = SeededRandom(seed: 7, stream: 7)
-        var counts: [String: [String: Int]] = [:]
-        for _ in 0..<4_000 {
-            let (journey, cohort) = Population.pick(journeys: byCohort.journeys, cohorts: byCohort.cohorts, random: &random)
-            counts[cohort, default: [:]][journey, default: 0] += 1
-        }
-        XCTAssertEqual(Set(counts.keys), ["new", "expired"])
-        for (cohort, walked) in counts {
-            let defaults = try XCTUnwrap(Population.defaultJourneyWeights[cohort])
-            let n = Double(walked.values.reduce(0, +))
-            XCTAssertTrue(Set(walked.keys).isSubset(of: defaults.keys), "\(cohort) walked \(walked)")
-            for (journey, weight) in defaults {
-                XCTAssertEqual(Double(walked[journey] ?? 0) / n, weight, accuracy: 0.05, "\(cohort).\(journey): \(walked)")
-            }
-        }
-
-        let explicit = try Profile.parse(profile(#""journeys": {"deleteData": 1}, "cohorts": {"new": 1, "expired": 1}"#),
-                                         file: "mix.json").scenarios[0]
-        for _ in 0..<50 {
-            XCTAssertEqual(Population.pick(journeys: explicit.journeys, cohorts: explicit.cohorts, random: &random).journey, "deleteData")
-        }
-
-        XCTAssertThrowsError(try Profile.parse(profile(#""name": "none""#), file: "mix.json")) { error in
-            let issues = (error as? ProfileError)?.issues ?? []
-            XCTAssertTrue(issues.contains { $0.path == "scenarios[0].journeys" && $0.message == "is required" }, "\(issues)")
-        }
     }
 
     /// Default journey mixes name only known journeys and known cohorts.

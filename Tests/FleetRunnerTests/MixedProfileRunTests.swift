@@ -4,7 +4,7 @@ import XCTest
 
 /// `profiles/mixed.json` through the built binary: all nine journeys and all seven cohorts, 300
 /// users in a 60 s run against the embedded stack.
-final class JourneyBMixedProfileTests: XCTestCase {
+final class MixedProfileRunTests: XCTestCase {
     static let journeys: Set<String> = ["firstLaunch", "dailyQuest", "freePractice", "killAndResume", "permissionDenied",
                                         "offlineUpload", "expiry", "deleteData", "changeLanguages"]
     static let cohorts: Set<String> = ["new", "returning", "trial", "subscriber", "at_risk", "expired", "reactivated"]

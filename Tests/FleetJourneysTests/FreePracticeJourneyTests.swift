@@ -5,7 +5,7 @@ import FleetMetrics
 import XCTest
 
 /// Flows 3 (free practice) and 5 (microphone denied) against the embedded stack.
-final class JourneyALibraryTests: XCTestCase {
+final class FreePracticeJourneyTests: XCTestCase {
     /// A session's requests with flow 2's feedback screen after round 1 (the exemplar; evidence
     /// audio and rating are left to the tests that pin them).
     static let session = [
@@ -19,7 +19,7 @@ final class JourneyALibraryTests: XCTestCase {
     /// Library, a language filter, a locked row tapped (toast, no session), a free session, and the
     /// same article again: the repeat earns discounted XP (the journey checks it and completes).
     func testFreePracticeFiltersSkipsLockedRowsAndTheRepeatIsDiscounted() async throws {
-        let h = try JourneyBHarness()
+        let h = try JourneyHarness()
         defer { h.shutdown() }
         let p = ["freePractice.filter_language": 1.0, "freePractice.filter_topic": 0, "freePractice.tap_locked": 1,
                  "freePractice.repeat": 1, "freePractice.fetch_evidence": 0, "freePractice.rate_feedback": 0]
@@ -41,7 +41,7 @@ final class JourneyALibraryTests: XCTestCase {
     /// Without an entitlement `POST /sessions` is `402`: the expired-return paywall; a user who
     /// subscribes there gets its session on the second try.
     func testEntitlementRequiredRoutesToThePaywallAndSubscribing() async throws {
-        let h = try JourneyBHarness { $0.newUserEntitlement = "none" }
+        let h = try JourneyHarness { $0.newUserEntitlement = "none" }
         defer { h.shutdown() }
         let p = ["freePractice.filter_language": 0.0, "freePractice.tap_locked": 0, "freePractice.repeat": 0,
                  "freePractice.subscribe": 1]
@@ -60,7 +60,7 @@ final class JourneyALibraryTests: XCTestCase {
     /// Flow 5, recovered, for an onboarded subscriber: today's session, denied, Settings round
     /// trip, granted → records normally and settles.
     func testPermissionDeniedThenGrantedInSettingsRecordsNormally() async throws {
-        let h = try JourneyBHarness()
+        let h = try JourneyHarness()
         defer { h.shutdown() }
         let p = ["permissionDenied.open_settings": 1.0, "permissionDenied.grant_in_settings": 1,
                  "permissionDenied.fetch_evidence": 0, "permissionDenied.rate_feedback": 1]
@@ -84,7 +84,7 @@ final class JourneyALibraryTests: XCTestCase {
     /// Flow 5, not recovered: still denied after Settings, the user goes back to the article —
     /// the session has no attempt at all.
     func testPermissionStillDeniedCreatesNoAttempt() async throws {
-        let h = try JourneyBHarness()
+        let h = try JourneyHarness()
         defer { h.shutdown() }
         let p = ["permissionDenied.open_settings": 1.0, "permissionDenied.grant_in_settings": 0]
         let user = h.user(4, world: h.world(probabilities: p), cohort: "subscriber")
@@ -104,7 +104,7 @@ final class JourneyALibraryTests: XCTestCase {
     /// first, the microphone is met at the diagnostic's record step; granted in Settings, the
     /// diagnostic is recorded and assessed. Still denied, the diagnostic keeps no attempt.
     func testNewUserMeetsTheMicrophoneAtTheDiagnostic() async throws {
-        let h = try JourneyBHarness { $0.newUserEntitlement = "none" }
+        let h = try JourneyHarness { $0.newUserEntitlement = "none" }
         defer { h.shutdown() }
         let granted = h.user(5, world: h.world(probabilities: ["permissionDenied.open_settings": 1.0,
                                                                 "permissionDenied.grant_in_settings": 1]), cohort: "new")

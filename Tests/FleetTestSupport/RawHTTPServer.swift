@@ -3,26 +3,28 @@ import Foundation
 import Glibc
 #endif
 
-/// A tiny HTTP/1.1 server on a raw loopback socket, for driving the engine into every outcome:
-/// a normal answer, silence (timeouts), a slammed connection (reset), garbage, hostile sizes.
+/// A tiny HTTP/1.1 server on a raw loopback socket, for driving the engine, the client's retry
+/// rules and the blast into every outcome: a normal answer, a late one, silence (timeouts), a
+/// slammed connection (reset), garbage, hostile sizes.
 ///
 /// A thread per connection is fine for tests (tens of connections); requests are read by
 /// Content-Length and handed to `reply`, which chooses what happens on the wire.
-final class RawHTTPServer: @unchecked Sendable {
+public final class RawHTTPServer: @unchecked Sendable {
+    // @unchecked: the mutable state below is touched only under `lock`; the rest is `let`.
     /// A request as the server saw it.
-    struct Request: Sendable {
-        var method: String
-        var path: String
-        var headers: [(String, String)]
-        var body: [UInt8]
+    public struct Request: Sendable {
+        public var method: String
+        public var path: String
+        public var headers: [(String, String)]
+        public var body: [UInt8]
 
-        func header(_ name: String) -> String? {
+        public func header(_ name: String) -> String? {
             headers.first { $0.0.lowercased() == name.lowercased() }?.1
         }
     }
 
     /// What the server does with a request.
-    enum Reply: Sendable {
+    public enum Reply: Sendable {
         /// Writes these bytes and keeps the connection for the next request.
         case raw([UInt8])
         /// Never answers; the connection stays open until the server stops.
@@ -35,7 +37,7 @@ final class RawHTTPServer: @unchecked Sendable {
         case rawThenReset([UInt8])
 
         /// A well-formed response with a Content-Length body.
-        static func http(_ status: Int, headers: [(String, String)] = [], body: [UInt8] = []) -> Reply {
+        public static func http(_ status: Int, headers: [(String, String)] = [], body: [UInt8] = []) -> Reply {
             var head = "HTTP/1.1 \(status) X\r\nContent-Length: \(body.count)\r\n"
             for (n, v) in headers { head += "\(n): \(v)\r\n" }
             head += "\r\n"
@@ -43,7 +45,7 @@ final class RawHTTPServer: @unchecked Sendable {
         }
     }
 
-    let port: Int
+    public let port: Int
     private let listenFD: Int32
     private let reply: @Sendable (Request) -> Reply
     // Guarded by `lock`: open client sockets (closed on stop) and every request seen.
@@ -55,16 +57,16 @@ final class RawHTTPServer: @unchecked Sendable {
     private var acceptCount = 0
     private var peerAddresses: [String] = []
 
-    var baseURL: String { "http://127.0.0.1:\(port)" }
-    var requests: [Request] { lock.withLock { seen } }
+    public var baseURL: String { "http://127.0.0.1:\(port)" }
+    public var requests: [Request] { lock.withLock { seen } }
     /// Body bytes received on connections that closed mid-body (uploads cut short).
-    var truncatedBodyBytes: [Int] { lock.withLock { partialBodies } }
+    public var truncatedBodyBytes: [Int] { lock.withLock { partialBodies } }
     /// Connections accepted so far.
-    var acceptedConnections: Int { lock.withLock { acceptCount } }
+    public var acceptedConnections: Int { lock.withLock { acceptCount } }
     /// The client IPv4 address of every accepted connection, in order.
-    var peers: [String] { lock.withLock { peerAddresses } }
+    public var peers: [String] { lock.withLock { peerAddresses } }
 
-    init(reply: @escaping @Sendable (Request) -> Reply) throws {
+    public init(reply: @escaping @Sendable (Request) -> Reply) throws {
         self.reply = reply
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
@@ -91,7 +93,7 @@ final class RawHTTPServer: @unchecked Sendable {
     }
 
     /// Closes the listener and every connection; the server threads then exit.
-    func stop() {
+    public func stop() {
         let open = lock.withLock { () -> Set<Int32> in
             stopped = true
             return clients
@@ -181,7 +183,8 @@ final class RawHTTPServer: @unchecked Sendable {
     private static func send(_ bytes: [UInt8], to fd: Int32) -> Bool {
         var sent = 0
         while sent < bytes.count {
-            let n = bytes[sent...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            // MSG_NOSIGNAL: a peer (or stop()) that has closed the connection is an error here, not SIGPIPE.
+            let n = bytes[sent...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
             if n <= 0 { return false }
             sent += n
         }

@@ -1,6 +1,7 @@
 import FleetCore
 import FleetMetrics
 import Foundation
+import FleetTestSupport
 @testable import FleetClient
 @testable import FleetHTTP
 

@@ -4,7 +4,7 @@ import FleetJourneys
 import XCTest
 
 /// The bench's own sandbox App Store: signing, verifying, and the stack's verdict on both.
-final class JourneyASandboxTests: XCTestCase {
+final class SandboxStoreTests: XCTestCase {
     let tx = SandboxTransaction(transactionId: "sbx-1", productId: "fleet.premium.monthly", purchaseMs: 1_700_000_000_000,
                                 expiresMs: 1_700_000_000_000 + 7 * 86_400_000, offer: .trial)
 
@@ -47,7 +47,7 @@ final class JourneyASandboxTests: XCTestCase {
 
     /// The stack accepts what the bench signs with the shared key and refuses another key with `400`.
     func testTheStackAcceptsTheBenchKeyAndRefusesAnother() async throws {
-        let h = try JourneyBHarness { $0.newUserEntitlement = "none"; $0.sandboxKey = "shared-secret" }
+        let h = try JourneyHarness { $0.newUserEntitlement = "none"; $0.sandboxKey = "shared-secret" }
         defer { h.shutdown() }
         let user = h.user(1, world: h.world(), cohort: "new")
         var random = SeededRandom(seed: 1, stream: 1)

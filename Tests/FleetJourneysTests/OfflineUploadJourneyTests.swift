@@ -5,14 +5,14 @@ import FleetMetrics
 import XCTest
 
 /// Flow 6: the PUT dies at a random byte, the user is offline, and the upload resumes.
-final class JourneyBOfflineTests: XCTestCase {
+final class OfflineUploadJourneyTests: XCTestCase {
     /// Upload URLs live 2 s and the user is offline 3 s: back online the presign is requested
     /// again under the same key (same attempt), the file is put again, and each round ends with
     /// exactly one attempt, assessed. (The stack counts expiry in whole seconds, so a URL lives
     /// between lifetime − 1 s and lifetime: with 1 s the fresh URL could lapse before its PUT on a
     /// loaded machine, and putUpload rightly presigned a third time — a flaky trace.)
     func testCutUploadRepresignsWithTheSameKeyAndKeepsOneAttemptPerRound() async throws {
-        let h = try JourneyBHarness { $0.uploadURLLifetimeS = 2 }
+        let h = try JourneyHarness { $0.uploadURLLifetimeS = 2 }
         defer { h.shutdown() }
         let world = h.world(probabilities: ["offlineUpload.fetch_evidence": 0, "offlineUpload.rate_feedback": 0]) {
             $0.offlineDuration = .constant(ms: 3_000)
@@ -43,7 +43,7 @@ final class JourneyBOfflineTests: XCTestCase {
 
     /// With URLs that outlive the offline spell the old URL is reused: no second presign.
     func testUnexpiredPresignIsReused() async throws {
-        let h = try JourneyBHarness()
+        let h = try JourneyHarness()
         defer { h.shutdown() }
         let world = h.world(probabilities: ["offlineUpload.fetch_evidence": 0, "offlineUpload.rate_feedback": 0]) {
             $0.offlineDuration = .constant(ms: 200)
@@ -62,7 +62,7 @@ final class JourneyBOfflineTests: XCTestCase {
     /// The profile's `offline_rate` reaches every recording loop: at 1 both rounds of a daily
     /// quest are cut, resumed and assessed.
     func testOfflineRateCutsEveryUploadOfADailyQuest() async throws {
-        let h = try JourneyBHarness()
+        let h = try JourneyHarness()
         defer { h.shutdown() }
         let world = h.world(probabilities: ["dailyQuest.fetch_evidence": 0, "dailyQuest.rate_feedback": 0]) {
             $0.offlineRate = 1
@@ -81,7 +81,7 @@ final class JourneyBOfflineTests: XCTestCase {
     /// before the PUT is refused (`403`), presigned again under the same key — the same attempt —
     /// and put once more; the take is then accepted and the session holds one attempt for the round.
     func testExpiredURLIsPresignedAgainUnderTheSameKeyAndPutOnce() async throws {
-        let h = try JourneyBHarness { $0.uploadURLLifetimeS = 1 }
+        let h = try JourneyHarness { $0.uploadURLLifetimeS = 1 }
         defer { h.shutdown() }
         let user = h.user(5, world: h.world())
         try await user.launch()
@@ -111,7 +111,7 @@ final class JourneyBOfflineTests: XCTestCase {
     /// Stored bytes that do not match the declared sha256: `400 upload_checksum_mismatch` → the
     /// same file is put once more → still mismatched → the round fails with that code.
     func testChecksumMismatchRePutsOnceThenFails() async throws {
-        let h = try JourneyBHarness()
+        let h = try JourneyHarness()
         defer { h.shutdown() }
         var bad = h.recordings.recording
         bad.sha256 = SHA256.hex(Array("not these bytes".utf8))

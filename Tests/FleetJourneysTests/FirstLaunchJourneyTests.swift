@@ -4,10 +4,11 @@ import FleetCore
 import FleetHTTP
 import FleetJourneys
 import FleetMetrics
+import FleetTestSupport
 import XCTest
 
 /// Flow 1 against the embedded stack: the request sequence of the flow table and the state after.
-final class JourneyAFirstLaunchTests: XCTestCase {
+final class FirstLaunchJourneyTests: XCTestCase {
     /// Every branch that can be fixed is fixed: notifications allowed, mic granted, trial bought.
     static let straight: [String: Double] = [
         "firstLaunch.other_practice_language": 0, "firstLaunch.allow_notifications": 1, "firstLaunch.mic_granted": 1,
@@ -18,7 +19,7 @@ final class JourneyAFirstLaunchTests: XCTestCase {
     func testNewInstallOnboardsDiagnosesWaitsForThePlanBuysATrialAndLandsHome() async throws {
         // New users have no entitlement (API.md default); the plan job lags the diagnostic by 3 s,
         // more than the 2 s the client waits before its first poll of the attempt.
-        let h = try JourneyBHarness { $0.newUserEntitlement = "none"; $0.planDelayMs = 3_000 }
+        let h = try JourneyHarness { $0.newUserEntitlement = "none"; $0.planDelayMs = 3_000 }
         defer { h.shutdown() }
         let user = h.user(1, world: h.world(probabilities: Self.straight), cohort: "new")
         let (outcome, trace) = await h.walk(FirstLaunch(), user)
@@ -50,7 +51,7 @@ final class JourneyAFirstLaunchTests: XCTestCase {
     /// Every assessment then fails with `retryable: true`: the user taps Retry twice, then the
     /// journey fails with `attempt_failed` — never re-uploading.
     func testDeniedMicThenGrantedAndRetryableFailuresAreRetriedWithoutReupload() async throws {
-        let h = try JourneyBHarness { $0.newUserEntitlement = "none"; $0.retryableFailureFraction = 1 }
+        let h = try JourneyHarness { $0.newUserEntitlement = "none"; $0.retryableFailureFraction = 1 }
         defer { h.shutdown() }
         var p = Self.straight
         p["firstLaunch.mic_granted"] = 0
@@ -72,7 +73,7 @@ final class JourneyAFirstLaunchTests: XCTestCase {
     /// A silent take comes back `unreliable`: the user records again (a new attempt, a new upload)
     /// and the diagnostic completes.
     func testUnreliableDiagnosticTakeIsRecordedAgain() async throws {
-        let h = try JourneyBHarness { $0.newUserEntitlement = "none"; $0.planDelayMs = 0 }
+        let h = try JourneyHarness { $0.newUserEntitlement = "none"; $0.planDelayMs = 0 }
         defer { h.shutdown() }
         let silentFirst = try SilentThenSpeech(speech: h.recordings.recording)
         let base = h.world(probabilities: Self.straight)
@@ -89,7 +90,7 @@ final class JourneyAFirstLaunchTests: XCTestCase {
     /// Purchases that StoreKit keeps failing send the user back to the hard paywall until it leaves:
     /// no transaction reaches the server, the entitlement stays `none`.
     func testPurchaseFailuresReturnToThePaywallAndNothingIsCharged() async throws {
-        let h = try JourneyBHarness { $0.newUserEntitlement = "none"; $0.planDelayMs = 0 }
+        let h = try JourneyHarness { $0.newUserEntitlement = "none"; $0.planDelayMs = 0 }
         defer { h.shutdown() }
         var p = Self.straight
         p["firstLaunch.purchase_fails"] = 1
@@ -105,7 +106,7 @@ final class JourneyAFirstLaunchTests: XCTestCase {
     /// "Restore purchases" resubmits the store account's receipt: the same transaction id twice
     /// extends the entitlement once (API.md invariant 4).
     func testRestoreResubmitsTheReceiptWithoutExtendingTheEntitlement() async throws {
-        let h = try JourneyBHarness { $0.newUserEntitlement = "none"; $0.planDelayMs = 0 }
+        let h = try JourneyHarness { $0.newUserEntitlement = "none"; $0.planDelayMs = 0 }
         defer { h.shutdown() }
         let first = h.user(4, world: h.world(probabilities: Self.straight), cohort: "new")
         let (o1, _) = await h.walk(FirstLaunch(), first)
@@ -125,7 +126,7 @@ final class JourneyAFirstLaunchTests: XCTestCase {
 
     /// An install already onboarded (any cohort but `new`) skips onboarding: session restoration → home.
     func testOnboardedInstallGoesStraightHome() async throws {
-        let h = try JourneyBHarness()
+        let h = try JourneyHarness()
         defer { h.shutdown() }
         let user = h.user(6, world: h.world(), cohort: "trial")
         let (outcome, trace) = await h.prepareAndWalk(FirstLaunch(), user)
@@ -135,24 +136,22 @@ final class JourneyAFirstLaunchTests: XCTestCase {
 }
 
 /// The microphone records silence on the first take (the stack calls it `unreliable`), speech after.
-final class SilentThenSpeech: RecordingSource, @unchecked Sendable {
-    // @unchecked: `takes` is only touched under `lock`.
-    private let lock = Lock()
-    private var takes = 0
+final class SilentThenSpeech: RecordingSource, Sendable {
+    private let takes = Box(0)
     let silence: Recording
     let speech: Recording
 
     init(speech: Recording) throws {
-        let bytes = try AudioEncoder.encode([Float](repeating: 0, count: 16_000 * 3), sampleRate: 16_000, channels: 1, as: .flac)
+        let bytes = try Synth.encode(Synth.silence(seconds: 3), as: .flac)
         silence = Recording(body: HTTPBody(bytes: bytes), sha256: SHA256.hex(bytes), contentType: "audio/flac", durationMs: 3_000,
                             clipClass: "silence", name: "synth-silence.flac")
         self.speech = speech
     }
 
     func pick(language: String, round: Int, classMix: [String: Double], random: inout SeededRandom) -> Recording? {
-        lock.withLock {
-            takes += 1
-            return takes == 1 ? silence : speech
+        takes.mutate { n in
+            n += 1
+            return n == 1 ? silence : speech
         }
     }
 }

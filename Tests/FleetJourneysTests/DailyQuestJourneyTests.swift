@@ -6,7 +6,7 @@ import FleetStack
 import XCTest
 
 /// Flow 2 with its feedback screen, against the embedded stack.
-final class JourneyBDailyQuestTests: XCTestCase {
+final class DailyQuestJourneyTests: XCTestCase {
     static let questTemplates = [
         "POST /auth/anonymous", "GET /config", "GET /home", "POST /sessions", "POST /sessions/{id}/reading-complete",
         "POST /sessions/{id}/attempts", "PUT upload", "POST /attempts/{id}/submit", "GET /attempts/{id}",
@@ -17,7 +17,7 @@ final class JourneyBDailyQuestTests: XCTestCase {
 
     /// The flow table's sequence, evidence expired (`410`) shown and passed over, feedback posted, one settlement.
     func testQuestWithFeedbackFollowsTheFlowTableAndSettlesOnce() async throws {
-        let h = try JourneyBHarness { $0.audioRetentionS = 0; $0.exemplarDelayMs = 2_500 }
+        let h = try JourneyHarness { $0.audioRetentionS = 0; $0.exemplarDelayMs = 2_500 }
         defer { h.shutdown() }
         let world = h.world(probabilities: ["dailyQuest.fetch_evidence": 1, "dailyQuest.rate_feedback": 1])
         let user = h.user(1, world: world)
@@ -38,7 +38,7 @@ final class JourneyBDailyQuestTests: XCTestCase {
     /// A `409 stage_precondition` refetches the session and routes by the server's stage: here the
     /// app believes round 1 while the server is still `reading`.
     func testStagePreconditionRefetchesAndRoutesByStage() async throws {
-        let h = try JourneyBHarness()
+        let h = try JourneyHarness()
         defer { h.shutdown() }
         let user = h.user(2, world: h.world())
         let trace = RequestTrace()
@@ -64,7 +64,7 @@ final class JourneyBDailyQuestTests: XCTestCase {
     /// `POST /complete` answering 503 most of the time: the client and then the user retry with the
     /// same key (the session id) until it settles; one settlement, one `settlement` sample.
     func testSettlementRetriedOnServerErrorsWithTheSameKey() async throws {
-        let h = try JourneyBHarness { $0.faults = ["POST /sessions/{id}/complete": RouteFault(errorFraction: 0.5, errorStatus: 500)] }
+        let h = try JourneyHarness { $0.faults = ["POST /sessions/{id}/complete": RouteFault(errorFraction: 0.5, errorStatus: 500)] }
         defer { h.shutdown() }
         let user = h.user(3, world: h.world(probabilities: ["dailyQuest.fetch_evidence": 0, "dailyQuest.rate_feedback": 0]))
         let (outcome, trace) = await h.walk(DailyQuest(), user)

@@ -4,7 +4,9 @@ import FleetCore
 import FleetHTTP
 import FleetJourneys
 import FleetMetrics
+import FleetSQLite
 import FleetStack
+import FleetTestSupport
 import Foundation
 import XCTest
 
@@ -14,13 +16,7 @@ struct SynthRecordings: RecordingSource {
     let recording: Recording
 
     init(seconds: Double = 3) throws {
-        let rate = 16_000
-        let samples: [Float] = (0..<Int(seconds * Double(rate))).map { i in
-            let t = Double(i) / Double(rate)
-            guard t.truncatingRemainder(dividingBy: 0.25) < 0.2 else { return 0 }
-            return Float(0.3 * sin(2 * .pi * 220 * t) + 0.15 * sin(2 * .pi * 440 * t) + 0.08 * sin(2 * .pi * 880 * t))
-        }
-        let bytes = try AudioEncoder.encode(samples, sampleRate: rate, channels: 1, as: .flac)
+        let bytes = try Synth.encode(Synth.speechLike(seconds: seconds), as: .flac)
         recording = Recording(body: HTTPBody(bytes: bytes), sha256: SHA256.hex(bytes), contentType: "audio/flac",
                               durationMs: Int(seconds * 1000), clipClass: "speech", name: "synth-speech.flac")
     }
@@ -28,12 +24,13 @@ struct SynthRecordings: RecordingSource {
     func pick(language: String, round: Int, classMix: [String: Double], random: inout SeededRandom) -> Recording? { recording }
 }
 
-/// One embedded reference stack on loopback plus the client side of a fleet, for journey tests:
-/// users are walked one by one (or side by side) with a request trace each.
-final class JourneyBHarness: @unchecked Sendable {
+/// The shared embedded stack plus the client side of a fleet, for journey tests: users are
+/// walked one by one (or side by side) with a request trace each.
+final class JourneyHarness: @unchecked Sendable {
     // @unchecked: every stored property is a `let` of a Sendable or thread-safe type.
-    let stack: ReferenceStack
-    let dbPath: String
+    let embedded: EmbeddedStack
+    var stack: ReferenceStack { embedded.stack }
+    var dbPath: String { embedded.dbPath }
     let engine: HTTPEngine
     let recorder = Recorder()
     let client: APIClient
@@ -41,28 +38,22 @@ final class JourneyBHarness: @unchecked Sendable {
 
     /// Starts a stack with fast assessment and `adjust` applied to its settings.
     init(_ adjust: (inout StackSettings) -> Void = { _ in }) throws {
-        var s = StackSettings()
-        s.newUserEntitlement = "active"
-        s.assessmentMedianMs = 30
-        s.assessmentSigma = 0
-        s.exemplarDelayMs = 0
-        s.rateLimitPerSecond = 0
-        dbPath = NSTemporaryDirectory() + "fleet-journeyB-\(UUID().uuidString).sqlite"
-        s.dbPath = dbPath
-        adjust(&s)
-        stack = try ReferenceStack(settings: s)
-        let url = try stack.start()
+        embedded = try EmbeddedStack { s in
+            s.assessmentMedianMs = 30
+            s.exemplarDelayMs = 0
+            s.rateLimitPerSecond = 0
+            adjust(&s)
+        }
         engine = try HTTPEngine()
-        var cs = ClientSettings(baseURL: url)
-        cs.sandboxKey = s.sandboxKey
+        var cs = ClientSettings(baseURL: embedded.baseURL)
+        cs.sandboxKey = embedded.stack.settings.sandboxKey
         client = APIClient(settings: cs, engine: engine, recorder: recorder)
         recordings = try SynthRecordings()
     }
 
     func shutdown() {
         engine.shutdown()
-        stack.stop()
-        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: dbPath + suffix) }
+        embedded.stop()
     }
 
     /// Behaviour for tests: lives a hundred times faster, with `probabilities` and `thinkTimes` on top.
@@ -116,4 +107,39 @@ final class JourneyBHarness: @unchecked Sendable {
     }
 }
 
-import FleetSQLite
+/// Users of any cohort and locale, a warm-up before the walk, read-backs as typed values.
+extension JourneyHarness {
+    func user(_ index: Int, world: FleetWorld, cohort: String, locale: String = "en-US") -> VirtualUser {
+        let device = Device(credentials: Credentials(installId: "inst-ja-\(index)-\(UUID().uuidString.prefix(8))", locale: locale,
+                                                     timezone: "UTC"))
+        return VirtualUser(index: index, seed: 42, world: world, device: device, cohort: cohort, start: MonotonicClock.now())
+    }
+
+    /// Warms `user` up to its cohort (asserting it worked) with its own trace, then walks `journey`.
+    func prepareAndWalk(_ journey: any Journey, _ user: VirtualUser, file: StaticString = #filePath,
+                        line: UInt = #line) async -> (JourneyOutcome, RequestTrace) {
+        let ready = await Population.prepare(user)
+        XCTAssertTrue(ready, "warm-up of cohort \(user.cohort) failed", file: file, line: line)
+        return await walk(journey, user)
+    }
+
+    func me(_ user: VirtualUser) async throws -> MeInfo {
+        let body = try await get("GET /me", "/me", as: user)
+        return try XCTUnwrap(MeInfo(body))
+    }
+
+    func growth(_ user: VirtualUser) async throws -> GrowthInfo {
+        let body = try await get("GET /growth", "/growth", as: user)
+        return try XCTUnwrap(GrowthInfo(body))
+    }
+
+    /// The journey's ending as recorded (step and code of its exit), for failure messages and checks.
+    func exit(of journey: String) -> JourneyExit? {
+        recorder.snapshot(RunMetadata.testing).journeys.first { $0.journey == journey }?.exits.first
+    }
+}
+
+extension RequestTrace {
+    /// The trace as lines, for assertion messages.
+    var dump: String { entries.map(\.description).joined(separator: "\n") }
+}
