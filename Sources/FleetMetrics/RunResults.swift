@@ -161,9 +161,12 @@ public struct EndpointResult: Sendable, Codable, Equatable {
     public var firstByte: Histogram
     public var total: Histogram
 
+    /// What an endpoint's latency metric is named by (`http:GET /home`), in results and thresholds.
+    public static let latencyPrefix = "http:"
+
     public init(name: String) {
         self.name = name
-        self.latency = MetricResult(name: "http:" + name)
+        self.latency = MetricResult(name: EndpointResult.latencyPrefix + name)
         self.statuses = [:]
         self.errorCodes = [:]
         self.dns = Histogram(); self.connect = Histogram(); self.tls = Histogram()

@@ -109,7 +109,7 @@ public enum ShardMerge {
     /// One shard's generator, from its own results.
     static func summary(of r: RunResults) -> ShardSummary {
         let info = r.meta.shard!
-        let lag = r.metric(Recorder.schedulingLag)?.corrected ?? Histogram()
+        let lag = r.metric(MetricName.schedulingLag)?.corrected ?? Histogram()
         let health = r.health.sorted { $0.window < $1.window }
         var peakCPU = 0.0
         for (a, b) in zip(health, health.dropFirst()) where b.window > a.window {
@@ -124,9 +124,9 @@ public enum ShardMerge {
         return ShardSummary(index: info.index, count: info.count, runId: r.meta.runId, startedAt: r.meta.startedAt,
                             lateByMillis: info.lateByMillis, sourceAddress: info.sourceAddress,
                             requests: r.requestTotals.requests,
-                            usersStarted: r.counters.filter { $0.key.hasPrefix("users_started:") }.values.reduce(0, +),
+                            usersStarted: r.counterOverScenarios(.usersStarted),
                             lagP99Micros: lag.isEmpty ? 0 : lag.value(atPercentile: 99), lagMaxMicros: lag.isEmpty ? 0 : lag.max,
-                            droppedArrivals: r.counters["dropped_arrivals"] ?? 0, peakCPUPercent: peakCPU,
+                            droppedArrivals: r.counter(.droppedArrivals) ?? 0, peakCPUPercent: peakCPU,
                             peakRSSBytes: health.map(\.rssBytes).max() ?? 0, behind: behind)
     }
 }

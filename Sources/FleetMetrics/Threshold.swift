@@ -138,7 +138,7 @@ private struct ThresholdSource {
     init(metric: String, results: RunResults) {
         if let m = results.metric(metric) {
             histogram = m.corrected; count = m.corrected.count; errors = m.errors
-        } else if let e = results.endpoint(metric.hasPrefix("http:") ? String(metric.dropFirst(5)) : metric) {
+        } else if let e = results.endpoint(metric.hasPrefix(EndpointResult.latencyPrefix) ? String(metric.dropFirst(EndpointResult.latencyPrefix.count)) : metric) {
             histogram = e.latency.corrected; count = e.latency.corrected.count; errors = e.latency.errors
         } else if ["http", "http_errors", "http_requests", "http_reqs"].contains(metric) {
             var all = Histogram()

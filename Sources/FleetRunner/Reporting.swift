@@ -97,7 +97,7 @@ enum Summary {
     static func lines(_ r: RunResults) -> [String] {
         var out: [String] = []
         for note in r.meta.notes { out.append("NOTE: \(note)") }
-        for name in ["assessment_turnaround", "assessment_turnaround_server", "settlement"] {
+        for name in MetricName.headline {
             guard let m = r.metric(name), m.corrected.count > 0 else { continue }
             let h = m.corrected
             out.append("\(name): n=\(h.count) p50 \(ms(h.value(atPercentile: 50))) ms · p99 \(ms(h.value(atPercentile: 99))) ms"

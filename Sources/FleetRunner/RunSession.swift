@@ -154,7 +154,7 @@ public final class RunSession: @unchecked Sendable {
         if let checker {
             if interrupted { auditNotes.append("audit: skipped (the run was interrupted); attempts left in flight were not polled") }
             else { await checker.audit(client: client, say: say) }
-            recorder.count("checked_users", Int64(checker.userCount))
+            recorder.count(.checkedUsers, Int64(checker.userCount))
         }
         monitor.cancel()
         sampleHealth(recorder: recorder, engine: engine)

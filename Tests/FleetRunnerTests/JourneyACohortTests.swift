@@ -113,7 +113,7 @@ final class JourneyACohortTests: XCTestCase {
         let byCohort = try Profile.parse(profile(#""cohorts": {"new": 1, "expired": 1}"#), file: "mix.json").scenarios[0]
         XCTAssertEqual(byCohort.journeys, [:])
         var random = SeededRandom(seed: 7, stream: 7)
-        var counts: [String: [String: Int]] = [:]
+        var counts: [String: [JourneyName: Int]] = [:]
         for _ in 0..<4_000 {
             let (journey, cohort) = Population.pick(journeys: byCohort.journeys, cohorts: byCohort.cohorts, random: &random)
             counts[cohort, default: [:]][journey, default: 0] += 1
@@ -131,7 +131,7 @@ final class JourneyACohortTests: XCTestCase {
         let explicit = try Profile.parse(profile(#""journeys": {"deleteData": 1}, "cohorts": {"new": 1, "expired": 1}"#),
                                          file: "mix.json").scenarios[0]
         for _ in 0..<50 {
-            XCTAssertEqual(Population.pick(journeys: explicit.journeys, cohorts: explicit.cohorts, random: &random).journey, "deleteData")
+            XCTAssertEqual(Population.pick(journeys: explicit.journeys, cohorts: explicit.cohorts, random: &random).journey, .deleteData)
         }
 
         XCTAssertThrowsError(try Profile.parse(profile(#""name": "none""#), file: "mix.json")) { error in
@@ -144,7 +144,7 @@ final class JourneyACohortTests: XCTestCase {
     func testDefaultJourneyWeightsNameKnownJourneysAndEveryCohort() {
         XCTAssertEqual(Set(Population.defaultJourneyWeights.keys), JourneyCatalog.cohorts)
         for (cohort, weights) in Population.defaultJourneyWeights {
-            for name in weights.keys { XCTAssertNotNil(JourneyCatalog.all[name], "\(cohort): \(name)") }
+            for name in weights.keys { XCTAssertNotNil(JourneyCatalog.all[name.rawValue], "\(cohort): \(name)") }
             XCTAssertEqual(weights.values.reduce(0, +), 1, accuracy: 1e-9, cohort)
         }
     }

@@ -6,7 +6,7 @@ struct PopulationVisitLease {
     var user: Int
     var device: Device
     var cohort: String
-    var journey: String
+    var journey: JourneyName
     /// The device has visited before (its account, history and entitlement are on the stack).
     var returning: Bool
 }

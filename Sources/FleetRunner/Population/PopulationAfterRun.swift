@@ -1,3 +1,4 @@
+import FleetClient
 import FleetMetrics
 
 extension Profile {
@@ -6,7 +7,7 @@ extension Profile {
     /// times the curve's peak rate).
     public func populationLines(after r: RunResults) -> [String] {
         guard let curve = arrivalCurve else { return [] }
-        let visits = r.counters.filter { $0.key.hasPrefix("users_started:") }.reduce(Int64(0)) { $0 + $1.value }
+        let visits = r.counterOverScenarios(.usersStarted)
         guard visits > 0 else { return ["population: no visit started"] }
         var out: [String] = []
         if let m = r.metric("user_start"), r.windowNanos > 0 {
@@ -19,7 +20,7 @@ extension Profile {
         }
         let peak = curve.peak.rate
         // Cohort warm-ups and the end-of-run audit are the bench's set-up and checking, not the population's load.
-        let perEndpoint = r.endpoints.filter { !$0.name.hasPrefix("warmup:") && !$0.name.hasPrefix("audit:") }.map { e in (e.name, Double(e.latency.corrected.count) / Double(visits) * peak) }
+        let perEndpoint = r.endpoints.filter { !EndpointLabel.isScoped($0.name) }.map { e in (e.name, Double(e.latency.corrected.count) / Double(visits) * peak) }
             .sorted { $0.1 > $1.1 }
         let total = perEndpoint.reduce(0) { $0 + $1.1 }
         out.append(String(format: "population: at its peak (%.3g users/s) the whole population would send ~%.3g requests/s:", peak, total))
