@@ -82,7 +82,7 @@ public enum RunCommand: FleetCommand {
             options.startAtMillis = ms
         }
         if let sourceAddress {
-            guard LoopbackGuard.isIPLiteral(sourceAddress) else {
+            guard Loopback.isIPLiteral(sourceAddress) else {
                 throw UsageError("--source-address: expected an IP address like 127.0.0.2, got '\(sourceAddress)'")
             }
             options.sourceAddress = sourceAddress

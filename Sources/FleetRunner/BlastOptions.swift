@@ -1,3 +1,4 @@
+import FleetCore
 import Foundation
 
 /// What `fleet blast` drives: one GET, repeated over N connections for D seconds, optionally at a
@@ -23,7 +24,7 @@ public struct BlastOptions: Sendable {
               scheme == "http" || scheme == "https", let host = parts.host, !host.isEmpty else {
             throw BlastError("URL '\(url)': expected http://HOST[:PORT]/PATH")
         }
-        guard Self.isLoopback(host) else {
+        guard Loopback.isLoopbackHost(host) else {
             throw BlastError("URL '\(url)': host '\(host)' is not loopback; blast only targets 127.0.0.0/8, ::1 or localhost")
         }
         guard (1...100_000).contains(connections) else {
@@ -73,13 +74,6 @@ public struct BlastOptions: Sendable {
     var endpoint: String {
         let path = URLComponents(string: url)?.path ?? ""
         return "GET " + (path.isEmpty ? "/" : path)
-    }
-
-    static func isLoopback(_ host: String) -> Bool {
-        let h = host.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
-        if h == "localhost" || h == "::1" || h == "0:0:0:0:0:0:0:1" { return true }
-        let octets = h.split(separator: ".", omittingEmptySubsequences: false)
-        return octets.count == 4 && octets[0] == "127" && octets.allSatisfy { UInt8($0) != nil }
     }
 }
 

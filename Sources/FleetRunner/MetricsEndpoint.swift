@@ -27,7 +27,7 @@ public final class MetricsEndpoint: @unchecked Sendable {
         }
         let host = String(address[..<colon])
         var addr = sockaddr_in()
-        guard LoopbackGuard.isLoopback("http://\(host)"), inet_pton(AF_INET, host, &addr.sin_addr) == 1 else {
+        guard Loopback.isLoopbackHost(host), inet_pton(AF_INET, host, &addr.sin_addr) == 1 else {
             throw RunInputError(description: "--metrics-listen: \(host) is not an IPv4 loopback address (127.0.0.0/8)")
         }
         addr.sin_family = sa_family_t(AF_INET)

@@ -69,7 +69,7 @@ public final class ReplaySession: Sendable {
                 base = s.baseURL
             }
             defer { stack?.stop() }
-            if !LoopbackGuard.isLoopback(base), !options.allowRemote {
+            if !Loopback.isLoopbackURL(base), !options.allowRemote {
                 throw RunError("target \(base) is not a loopback address; pass --allow-remote to replay against a remote stack")
             }
             say("try \(attempt)/\(options.repeats): user \(options.user) (scenario \(profile.scenarios[scenario].name)) against \(base)"

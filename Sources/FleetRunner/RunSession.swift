@@ -54,7 +54,7 @@ public final class RunSession: @unchecked Sendable {
         let (base, stack) = try RunTarget.resolve(target: options.effectiveTarget, allowRemote: options.allowRemote,
                                                     settings: profile.stack, launcher: launcher, say: say)
         defer { stack?.stop() }
-        if let a = options.sourceAddress, !LoopbackGuard.isLoopbackAddress(a), !options.allowRemote {
+        if let a = options.sourceAddress, !Loopback.isLoopbackAddress(a), !options.allowRemote {
             throw RunError("--source-address \(a) is not a loopback address; pass --allow-remote to send from another interface")
         }
 
