@@ -1,5 +1,6 @@
 import FleetCore
 import FleetJourneys
+import FleetReport
 
 /// Everything `fleet run` was asked to do, after parsing flags and the profile.
 public struct RunOptions: Sendable {
@@ -9,7 +10,7 @@ public struct RunOptions: Sendable {
     /// Reports land in `<outDir>/<run-id>/`.
     public var outDir = "reports"
     /// Run history database, relative to where the bench runs (`--history`).
-    public var historyPath = "reports/history.sqlite"
+    public var historyPath = HistoryStore.defaultPath
     /// Results of an earlier run to compare with (`--baseline FILE`), or `latest`: the newest run
     /// of the same profile in the history.
     public var baselinePath: String?
