@@ -55,6 +55,6 @@ enum ResultsInput {
         var isDir: ObjCBool = false
         let file = FileManager.default.fileExists(atPath: path, isDirectory: &isDir) && isDir.boolValue
             ? (path as NSString).appendingPathComponent("results.json") : path
-        do { return try RunResults.load(path: file) } catch let e as ResultsFileError { throw UsageError(e.description) }
+        do { return try RunResults.load(path: file) } catch let e as MetricsError { throw UsageError(e.description) }
     }
 }

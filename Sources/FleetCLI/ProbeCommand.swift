@@ -24,12 +24,7 @@ public enum ProbeCommand: FleetCommand {
         options.maxConcurrentUploads = cap
         if let timeout { options.timeoutSeconds = timeout }
         BlastOptions.raiseOpenFileLimit(toFit: users)
-        let result: UploadProbeResult
-        do {
-            result = try UploadProbe.run(options)
-        } catch let e as ProbeError {
-            throw UsageError(e.description)
-        }
+        let result = try UploadProbe.run(options)  // bad options: `RunnerError.badInput`, exit 2
         io.out(result.json())
         return result.ok == users ? ExitCode.success : ExitCode.failure
     }

@@ -64,7 +64,7 @@ enum ReportCommand: FleetCommand {
 
     /// A results file that cannot be read is bad input (exit 2), named with its problem.
     private static func load(_ path: String) throws -> RunResults {
-        do { return try RunResults.load(path: path) } catch let e as ResultsFileError { throw UsageError(e.description) }
+        do { return try RunResults.load(path: path) } catch let e as MetricsError { throw UsageError(e.description) }
     }
 }
 

@@ -101,7 +101,7 @@ public enum RunCommand: FleetCommand {
         let corpusDir = profile.corpusDir
         let recordings: @Sendable () throws -> any RecordingSource = {
             do { return try CorpusRecordings.load(directory: corpusDir) } catch {
-                throw RunInputError(description: "\(profilePath): corpus.dir: \(error)")
+                throw RunnerError.badInput("\(profilePath): corpus.dir: \(error)")
             }
         }
         let session = RunSession(options: options, launcher: ChildProcessStackLauncher(executable: SelfExecutable.path()),

@@ -51,13 +51,3 @@ public struct RunOutcome: Sendable {
     public var summaryLines: [String]
 }
 
-public struct RunError: Error, CustomStringConvertible {
-    public var description: String
-    public init(_ d: String) { description = d }
-}
-
-/// Bad input found once the run had begun (the corpus): exit 2 like any other bad input.
-public struct RunInputError: Error, CustomStringConvertible {
-    public var description: String
-    public init(description: String) { self.description = description }
-}

@@ -55,7 +55,7 @@ public final class RunSession: @unchecked Sendable {
                                                     settings: profile.stack, launcher: launcher, say: say)
         defer { stack?.stop() }
         if let a = options.sourceAddress, !Loopback.isLoopbackAddress(a), !options.allowRemote {
-            throw RunError("--source-address \(a) is not a loopback address; pass --allow-remote to send from another interface")
+            throw RunnerError.failed("--source-address \(a) is not a loopback address; pass --allow-remote to send from another interface")
         }
 
         var engineConfig = HTTPEngine.Configuration()
@@ -66,7 +66,7 @@ public final class RunSession: @unchecked Sendable {
         try await Preflight.check(base: base, engine: engine, timeoutS: options.reachTimeoutS)
         let recordings: any RecordingSource
         let loadStart = MonotonicClock.now()
-        do { recordings = try loadRecordings() } catch { throw RunInputError(description: "\(error)") }
+        do { recordings = try loadRecordings() } catch { throw RunnerError.badInput("\(error)") }
         var ready = "recordings ready in \(Int(Double(MonotonicClock.now() - loadStart) / 1e6)) ms"
         if let c = recordings as? CorpusRecordings {
             ready += " (\(c.corpus.clips.count) clips, \(c.corpus.remembered) remembered from the last check)"

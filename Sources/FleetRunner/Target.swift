@@ -15,7 +15,7 @@ enum RunTarget {
         }
         if !Loopback.isLoopbackURL(base), !allowRemote {
             stack?.stop()
-            throw RunError("target \(base) is not a loopback address; pass --allow-remote to load a remote stack")
+            throw RunnerError.failed("target \(base) is not a loopback address; pass --allow-remote to load a remote stack")
         }
         return (base, stack)
     }
