@@ -10,7 +10,7 @@ extension Profile {
         let visits = r.counterOverScenarios(.usersStarted)
         guard visits > 0 else { return ["population: no visit started"] }
         var out: [String] = []
-        if let m = r.metric("user_start"), r.windowNanos > 0 {
+        if let m = r.metric(.userStart), r.windowNanos > 0 {
             let perMinute = max(1, Int(60_000_000_000 / r.windowNanos))
             var minutes: [Int: Int64] = [:]
             for w in m.windows { minutes[w.index / perMinute, default: 0] += w.corrected.count }
