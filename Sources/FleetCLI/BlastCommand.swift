@@ -25,11 +25,7 @@ public enum BlastCommand: FleetCommand {
         if let threads { options.ioThreads = threads }
         if let timeout { options.timeoutSeconds = timeout }
         BlastOptions.raiseOpenFileLimit(toFit: options.connections)
-        do {
-            try options.validate()
-        } catch let e as BlastError {
-            throw UsageError(e.description)
-        }
+        try options.validate()  // bad options: `RunnerError.badInput`, exit 2
         let report = try Blast.run(options)
         io.out(report.render())
         return report.requests > 0 ? ExitCode.success : ExitCode.failure

@@ -39,7 +39,7 @@ public enum CapacityCommand: FleetCommand {
         let corpusDir = profile.corpusDir
         let recordings: @Sendable () throws -> any RecordingSource = {
             do { return try CorpusRecordings.load(directory: corpusDir) } catch {
-                throw RunInputError(description: "\(profilePath): corpus.dir: \(error)")
+                throw RunnerError.badInput("\(profilePath): corpus.dir: \(error)")
             }
         }
         let search = CapacityRun(options: options, maxDurationS: maxDuration,

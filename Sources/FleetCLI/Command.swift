@@ -86,13 +86,14 @@ public struct ArgumentReader {
     }
 }
 
-/// Runs a long command's body to its exit code: bad input found once it began (`RunInputError`)
-/// is exit 2, anything else thrown exit 1 with `fleet NAME: error`.
+/// Runs a long command's body to its exit code: bad input found once it began
+/// (`RunnerError.badInput`, already naming its file or flag) is exit 2, anything else thrown
+/// exit 1 with `fleet NAME: error`.
 func exitCode(of name: String, io: CommandIO, _ body: @escaping @Sendable () async throws -> Int32) -> Int32 {
     BlockingTask.run {
         do {
             return try await body()
-        } catch let e as RunInputError {
+        } catch let e as RunnerError where e.isBadInput {
             io.err(e.description)
             return ExitCode.usage
         } catch {

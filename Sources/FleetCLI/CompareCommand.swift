@@ -37,6 +37,6 @@ enum CompareCommand: FleetCommand {
     }
 
     private static func load(_ path: String) throws -> RunResults {
-        do { return try RunResults.load(path: path) } catch let e as ResultsFileError { throw UsageError(e.description) }
+        do { return try RunResults.load(path: path) } catch let e as MetricsError { throw UsageError(e.description) }
     }
 }

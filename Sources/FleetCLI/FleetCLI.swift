@@ -1,5 +1,6 @@
 #if canImport(Glibc)
 import FleetCore
+import FleetRunner
 import Glibc
 #endif
 
@@ -36,6 +37,9 @@ public enum FleetCLI {
         do {
             return try command.run(Array(arguments.dropFirst()), io: io)
         } catch let e as UsageError {
+            io.err("fleet \(word): \(e.description)")
+            return ExitCode.usage
+        } catch let e as RunnerError where e.isBadInput {
             io.err("fleet \(word): \(e.description)")
             return ExitCode.usage
         } catch {

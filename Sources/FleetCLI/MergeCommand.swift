@@ -22,17 +22,10 @@ enum MergeCommand: FleetCommand {
         let merged: RunResults
         do { merged = try ShardMerge.merge(inputs, allowMissing: allowMissing) } catch { throw UsageError(error.description) }
         let baseline = try baselinePath.map(ResultsInput.load)
-        var trend: [HistoryRow] = []
-        if let historyPath {
-            do {
-                let store = try HistoryStore(path: historyPath)
-                try store.append(merged)
-                trend = try store.list(profile: merged.meta.profile, limit: 20)
-            } catch {
-                io.err("fleet merge: warning: history not recorded: \(error)")
-            }
-        }
-        let index = try ReportWriter.write(merged, to: out, baseline: baseline, history: trend)
+        let index = try ReportPublisher.publish(merged, to: out, history: historyPath.map { ReportPublisher.HistoryUse(path: $0) }) { outcome in
+            if let problem = outcome.problem { io.err("fleet merge: warning: history not recorded: \(problem)") }
+            return ReportPublisher.BaselineChoice(baseline: baseline)
+        }.index
         for line in lines(merged) { io.out(line) }
         io.out("report: \(index)")
         return ExitCode.of(interrupted: false, violated: !merged.violations.isEmpty, thresholdsFailed: !merged.meta.passed)
@@ -62,6 +55,6 @@ enum ResultsInput {
         var isDir: ObjCBool = false
         let file = FileManager.default.fileExists(atPath: path, isDirectory: &isDir) && isDir.boolValue
             ? (path as NSString).appendingPathComponent("results.json") : path
-        do { return try RunResults.load(path: file) } catch let e as ResultsFileError { throw UsageError(e.description) }
+        do { return try RunResults.load(path: file) } catch let e as MetricsError { throw UsageError(e.description) }
     }
 }

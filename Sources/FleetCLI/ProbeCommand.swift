@@ -17,19 +17,14 @@ public enum ProbeCommand: FleetCommand {
         let timeout = try a.doubleOption("timeout")
         let rest = try a.finish()
         guard rest.count == 2, rest[0] == "upload-memory", let users else { throw UsageError(usage) }
-        guard rest[1].hasPrefix("http://127.0.0.1") || rest[1].hasPrefix("http://[::1]") || rest[1].hasPrefix("http://localhost") else {
+        guard rest[1].lowercased().hasPrefix("http://"), Loopback.isLoopbackURL(rest[1]) else {
             throw UsageError("probe URL must be loopback (http://127.0.0.1:PORT/...), got '\(rest[1])'")
         }
         var options = UploadProbeOptions(url: rest[1], users: users, clipPath: clip)
         options.maxConcurrentUploads = cap
         if let timeout { options.timeoutSeconds = timeout }
         BlastOptions.raiseOpenFileLimit(toFit: users)
-        let result: UploadProbeResult
-        do {
-            result = try UploadProbe.run(options)
-        } catch let e as ProbeError {
-            throw UsageError(e.description)
-        }
+        let result = try UploadProbe.run(options)  // bad options: `RunnerError.badInput`, exit 2
         io.out(result.json())
         return result.ok == users ? ExitCode.success : ExitCode.failure
     }

@@ -51,18 +51,12 @@ enum ReportCommand: FleetCommand {
         let baseline = try baselinePath.map(load)
         // Re-rendering in place (next to results.json) is the default: the report stays with its data.
         let directory = out ?? (files[0] as NSString).deletingLastPathComponent.nilIfEmpty ?? "."
-        let historyPath = historyOption ?? HistoryStore.defaultPath
-        var trend: [HistoryRow] = []
-        if record || FileManager.default.fileExists(atPath: historyPath) {
-            do {
-                let store = try HistoryStore(path: historyPath)
-                if record { try store.append(results) }
-                trend = try store.list(profile: results.meta.profile)
-            } catch {
-                io.err("fleet report: warning: history not used: \(error)")
-            }
-        }
-        let index = try ReportWriter.write(results, to: directory, baseline: baseline, history: trend)
+        // The history is read when it exists (for the trend) and written only with --record.
+        let history = ReportPublisher.HistoryUse(path: historyOption ?? HistoryStore.defaultPath, record: record, onlyIfPresent: true)
+        let index = try ReportPublisher.publish(results, to: directory, history: history) { outcome in
+            if let problem = outcome.problem { io.err("fleet report: warning: history not used: \(problem)") }
+            return ReportPublisher.BaselineChoice(baseline: baseline)
+        }.index
         for v in results.meta.thresholds where !v.passed { io.out("threshold failed: \(v.message)") }
         io.out("report: \(index)")
         return check && !results.meta.passed ? ExitCode.thresholdsFailed : ExitCode.success
@@ -70,7 +64,7 @@ enum ReportCommand: FleetCommand {
 
     /// A results file that cannot be read is bad input (exit 2), named with its problem.
     private static func load(_ path: String) throws -> RunResults {
-        do { return try RunResults.load(path: path) } catch let e as ResultsFileError { throw UsageError(e.description) }
+        do { return try RunResults.load(path: path) } catch let e as MetricsError { throw UsageError(e.description) }
     }
 }
 

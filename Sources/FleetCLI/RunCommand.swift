@@ -3,6 +3,7 @@ import FleetCore
 import FleetJourneys
 import FleetMetrics
 import FleetRunner
+import FleetStack
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -47,8 +48,11 @@ public enum RunCommand: FleetCommand {
                 json = json.setting("duration_s", .number(d))
             }
             if let bugs {
-                // Named bugs of the embedded stack, switched on for this run (bug-hunting demos and tests).
-                let stack = (json["stack"] ?? .object([:])).setting("bugs", .array(bugs.split(separator: ",").map { .string(String($0)) }))
+                // Named bugs of the embedded stack, switched on for this run (bug-hunting demos and tests);
+                // an unknown name is bad input now, not a stack that fails to start.
+                let named: [StackBug]
+                do { named = try StackBug.parseList(bugs) } catch { throw UsageError("--bugs: \(error)") }
+                let stack = (json["stack"] ?? .object([:])).setting("bugs", .array(named.map { .string($0.rawValue) }))
                 json = json.setting("stack", stack)
             }
             profile = try Profile.parse(json, file: profilePath)
@@ -78,7 +82,7 @@ public enum RunCommand: FleetCommand {
             options.startAtMillis = ms
         }
         if let sourceAddress {
-            guard LoopbackGuard.isIPLiteral(sourceAddress) else {
+            guard Loopback.isIPLiteral(sourceAddress) else {
                 throw UsageError("--source-address: expected an IP address like 127.0.0.2, got '\(sourceAddress)'")
             }
             options.sourceAddress = sourceAddress
@@ -97,7 +101,7 @@ public enum RunCommand: FleetCommand {
         let corpusDir = profile.corpusDir
         let recordings: @Sendable () throws -> any RecordingSource = {
             do { return try CorpusRecordings.load(directory: corpusDir) } catch {
-                throw RunInputError(description: "\(profilePath): corpus.dir: \(error)")
+                throw RunnerError.badInput("\(profilePath): corpus.dir: \(error)")
             }
         }
         let session = RunSession(options: options, launcher: ChildProcessStackLauncher(executable: SelfExecutable.path()),

@@ -77,7 +77,9 @@ public enum StackCommand: FleetCommand {
         if let v = try a.option("sandbox-key") { s.sandboxKey = v }
         if let v = try a.option("min-app-version") { s.minAppVersion = v }
         if let v = try a.doubleOption("rate-limit") { s.rateLimitPerSecond = v }
-        if let v = try a.option("bugs") { s.bugs = v.split(separator: ",").map { String($0) } }
+        if let v = try a.option("bugs") {
+            do { s.bugs = try StackBug.parseList(v) } catch { throw UsageError("--bugs: \(error)") }
+        }
         if let v = try a.intOption("seed") {
             guard v >= 0 else { throw UsageError("--seed: expected a non-negative integer") }
             s.seed = UInt64(v)

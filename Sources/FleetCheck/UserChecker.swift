@@ -98,42 +98,42 @@ public final class UserChecker: ExchangeObserver {
                                    seqs: [seen.seq]))
             }
         }
-        switch e.template {
-        case "POST /sessions":
+        switch e.route {
+        case .createSession:
             if e.succeeded { log.sessionSeen(e.body, at: e.received); e.body?["id"]?.string.map { fleet.own($0, by: index) } }
-        case "POST /onboarding":
+        case .postOnboarding:
             if e.succeeded, let d = e.body?["diagnostic_session"] {
                 log.sessionSeen(d, at: e.received); d["id"]?.string.map { fleet.own($0, by: index) }
             }
-        case "GET /sessions/{id}", "POST /sessions/{id}/reading-complete", "POST /sessions/{id}/abandon":
+        case .getSession, .readingComplete, .abandonSession:
             if e.succeeded, let id {
                 log.sessionSeen(e.body, at: e.received)
                 log.sessionStage(id, e.body?["stage"]?.string, seen: seen)
             }
-        case "POST /sessions/{id}/attempts":
+        case .createAttempt:
             log.attemptCreated(e, session: id)
             if e.succeeded, let a = e.body?["attempt_id"]?.string { fleet.own(a, by: index, attempt: true) }
-        case "POST /attempts/{id}/submit", "GET /attempts/{id}", "POST /attempts/{id}/retry":
-            if let id { out += log.attemptAnswered(attempt: id, e, seen: seen, isSubmit: e.template == "POST /attempts/{id}/submit") }
-        case "POST /sessions/{id}/complete":
+        case .submitAttempt, .getAttempt, .retryAttempt:
+            if let id { out += log.attemptAnswered(attempt: id, e, seen: seen, isSubmit: e.route == .submitAttempt) }
+        case .completeSession:
             if let id {
                 out += log.settlementAnswered(session: id, e, seen: seen, day: fleet.localDays(log.timezone, sent: e.sent, received: e.received))
                 // Anything but a 4xx may have settled (an answer lost after its effect committed counts too).
                 if !(400..<500).contains(e.status ?? 0) { log.settledAfterDeletion(session: id, e) }
             }
-        case "POST /subscriptions/apple/transactions":
+        case .postTransaction:
             if let tx = UserLog.transactionID(ofRequest: e.requestBody) {
                 let other = log.otherPurchaseOverlaps(tx, sent: e.sent, received: e.received)
                 out += log.purchaseAnswered(transaction: tx, e, seen: seen, otherOverlapped: other)
             }
-        case "GET /me":
+        case .getMe:
             out += log.meAnswered(e, seen: seen)
             out += log.meEntitlement(e, seen: seen)
-        case "GET /home":
+        case .getHome:
             out += log.resumeShown(e, seen: seen)
-        case "DELETE /me/training-data":
+        case .deleteTrainingData:
             log.deletionAnswered(e, seen: seen)
-        case "DELETE /me":
+        case .deleteMe:
             if e.succeeded { log.forgetAccount() }
         default: break
         }

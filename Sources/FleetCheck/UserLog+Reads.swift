@@ -56,17 +56,17 @@ extension UserLog {
                      seqs: [d.seen.seq, seen.seq])]
         }
         let id = e.pathID
-        switch e.template {
-        case "GET /sessions/{id}" where id.map(d.sessions.contains) == true:
+        switch e.route {
+        case .getSession where id.map(d.sessions.contains) == true:
             return found("GET /sessions/\(id!) answered \(e.status!) for a deleted session")
-        case "GET /attempts/{id}", "GET /attempts/{id}/audio", "GET /attempts/{id}/exemplar":
+        case .getAttempt, .getAttemptAudio, .getExemplar:
             if let id, d.attempts.contains(id) { return found("\(e.template) answered \(e.status!) for deleted attempt \(id)") }
-        case "GET /home":
+        case .getHome:
             for key in ["resume_session", "today_quest"] {
                 let sid = key == "resume_session" ? e.body?[key]?["id"]?.string : e.body?[key]?["session_id"]?.string
                 if let sid, d.sessions.contains(sid) { return found("GET /home's \(key) is deleted session \(sid)") }
             }
-        case "GET /growth":
+        case .getGrowth:
             for r in e.body?["recent"]?.array ?? [] {
                 if let sid = r["session_id"]?.string, d.sessions.contains(sid) { return found("GET /growth lists deleted session \(sid)") }
             }
@@ -74,7 +74,7 @@ extension UserLog {
             if counted > d.settledSince.count {
                 return found("GET /growth counts \(counted) sessions; at most \(d.settledSince.count) were settled since")
             }
-        case "GET /me":
+        case .getMe:
             let stats = e.body?["stats"]
             let done = stats?["sessions_completed"]?.int ?? 0
             if done > d.settledSince.count {
@@ -106,10 +106,10 @@ extension UserLog {
 
     /// Session ids in this user's answers that the registry says belong to another user.
     static func sessionIDsShown(_ e: Exchange) -> [String] {
-        switch e.template {
-        case "GET /home":
+        switch e.route {
+        case .getHome:
             return [e.body?["resume_session"]?["id"]?.string, e.body?["today_quest"]?["session_id"]?.string].compactMap { $0 }
-        case "GET /growth":
+        case .getGrowth:
             return (e.body?["recent"]?.array ?? []).compactMap { $0["session_id"]?.string }
         default: return []
         }

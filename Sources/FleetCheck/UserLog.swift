@@ -101,20 +101,20 @@ struct UserLog: Sendable {
 extension UserLog {
     /// In-flight bookkeeping, before a request goes out.
     mutating func willSend(template: String, path: String, body: JSONValue?) {
-        switch template {
-        case "POST /sessions/{id}/complete": completesInFlight[path, default: 0] += 1
-        case "POST /subscriptions/apple/transactions":
+        switch Route(rawValue: template) {
+        case .completeSession: completesInFlight[path, default: 0] += 1
+        case .postTransaction:
             purchasesInFlight[Self.transactionID(ofRequest: body) ?? "?", default: 0] += 1
-        case "POST /attempts/{id}/retry":
+        case .retryAttempt:
             retrySent(attempt: Self.session(ofPath: path))
         default: break
         }
     }
 
     mutating func ended(template: String, path: String, body: JSONValue?) {
-        switch template {
-        case "POST /sessions/{id}/complete": completesInFlight[path, default: 1] -= 1
-        case "POST /subscriptions/apple/transactions": purchasesInFlight[Self.transactionID(ofRequest: body) ?? "?", default: 1] -= 1
+        switch Route(rawValue: template) {
+        case .completeSession: completesInFlight[path, default: 1] -= 1
+        case .postTransaction: purchasesInFlight[Self.transactionID(ofRequest: body) ?? "?", default: 1] -= 1
         default: break
         }
     }

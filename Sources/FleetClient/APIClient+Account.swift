@@ -3,7 +3,7 @@ import FleetCore
 /// The account: typed `GET /me`, `PATCH /me`, deleting training data, the account, or a session.
 extension APIClient {
     public func meInfo(_ c: Credentials, intended: UInt64, random: inout SeededRandom) async -> Result<MeInfo, APIError> {
-        await typedCall("GET /me", path: "/me", c, intended, &random, MeInfo.init)
+        await typedCall(.getMe, path: "/me", c, intended, &random, MeInfo.init)
     }
 
     /// `PATCH /me {settings: {...}}`. `uiLocale: .some(nil)` sends `null` (follow the device);
@@ -13,24 +13,24 @@ extension APIClient {
         var fields: [String: JSONValue] = [:]
         if let locale = uiLocale { fields["ui_locale"] = locale.map { .string($0) } ?? .null }
         if let langs = practiceLanguages { fields["practice_languages"] = .array(langs.map { .string($0) }) }
-        return await typedCall("PATCH /me", path: "/me", body: ["settings": .object(fields)], c, intended, &random, MeInfo.init)
+        return await typedCall(.patchMe, path: "/me", body: ["settings": .object(fields)], c, intended, &random, MeInfo.init)
     }
 
     /// `DELETE /me/training-data` → 202 `{job_id, purge_backups_by}`; returns the job id.
     public func deleteTrainingData(_ c: Credentials, intended: UInt64, random: inout SeededRandom) async -> Result<String, APIError> {
-        await typedCall("DELETE /me/training-data", path: "/me/training-data", c, intended, &random) { j in
+        await typedCall(.deleteTrainingData, path: "/me/training-data", c, intended, &random) { j in
             j["job_id"]?.string ?? ""
         }
     }
 
     /// `DELETE /me` → 204. The caller signs out and must sign in with a new install id.
     public func deleteAccount(_ c: Credentials, intended: UInt64, random: inout SeededRandom) async -> Result<Void, APIError> {
-        await call("DELETE /me", path: "/me", credentials: c, intended: intended, random: &random).map { _ in () }
+        await call(.deleteMe, path: "/me", credentials: c, intended: intended, random: &random).map { _ in () }
     }
 
     /// `DELETE /sessions/{id}` → 204.
     public func deleteSession(_ id: String, _ c: Credentials, intended: UInt64, random: inout SeededRandom) async -> Result<Void, APIError> {
-        await call("DELETE /sessions/{id}", path: "/sessions/\(id)", credentials: c, intended: intended, random: &random).map { _ in () }
+        await call(.deleteSession, path: "/sessions/\(id)", credentials: c, intended: intended, random: &random).map { _ in () }
     }
 }
 

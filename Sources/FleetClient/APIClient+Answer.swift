@@ -38,13 +38,14 @@ extension APIClient {
     static func judgeUpload(_ r: Exchanged) -> Result<UInt64, APIError> {
         let claimsJSON = r.response.header("Content-Type")?.lowercased().contains("json") ?? false
         if (200..<300).contains(r.status), !claimsJSON || r.body.isEmpty { return .success(r.end) }
-        return judge(r, template: "PUT upload") { _ in r.end }
+        return judge(r, template: Route.upload.rawValue) { _ in r.end }
     }
 
     /// Whether a repeat of this call has the effect of one call (API.md): anything under an
     /// Idempotency-Key, reads, the upload PUT, and the POSTs the contract makes idempotent.
-    static func isSafeToRepeat(method: String, template: String, key: String?) -> Bool {
-        key != nil || method == "GET" || method == "HEAD" || method == "PUT" || repeatablePosts.contains(template)
+    static func isSafeToRepeat(_ route: Route, key: String?) -> Bool {
+        let method = route.method
+        return key != nil || method == "GET" || method == "HEAD" || method == "PUT" || repeatablePosts.contains(route)
     }
 
     /// Calls without a key whose repeat changes nothing: submit and reading-complete move a
@@ -53,9 +54,7 @@ extension APIClient {
     /// API.md also makes these so: "repeating [onboarding] returns the same diagnostic session";
     /// "the same transaction_id submitted twice … extends the entitlement once"; a PATCH of
     /// settings sets them to the same values again.
-    static let repeatablePosts: Set<String> = [
-        "POST /attempts/{id}/submit", "POST /sessions/{id}/reading-complete", "POST /sessions/{id}/abandon",
-        "POST /auth/anonymous", "POST /auth/refresh", "POST /onboarding", "POST /subscriptions/apple/transactions",
-        "PATCH /me",
+    static let repeatablePosts: Set<Route> = [
+        .submitAttempt, .readingComplete, .abandonSession, .authAnonymous, .authRefresh, .postOnboarding, .postTransaction, .patchMe,
     ]
 }

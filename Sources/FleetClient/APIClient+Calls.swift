@@ -7,7 +7,7 @@ extension APIClient {
     public func signIn(_ c: Credentials, intended: UInt64, random: inout SeededRandom) async -> Result<String, APIError> {
         let body: JSONValue = ["install_id": .string(c.installId), "timezone": .string(c.timezone), "locale": .string(c.locale),
                                "app_version": .string(c.appVersion ?? settings.appVersion), "platform": .string(settings.platform)]
-        let r = await perform("POST /auth/anonymous", path: "/auth/anonymous", body: body, key: nil, credentials: nil,
+        let r = await perform(.authAnonymous, path: "/auth/anonymous", body: body, key: nil, credentials: nil,
                               intended: intended, random: &random) { resp -> (String, String, String?)? in
             guard let uid = resp.body["user_id"]?.string, let at = resp.body["access_token"]?.string else { return nil }
             return (uid, at, resp.body["refresh_token"]?.string)
@@ -22,16 +22,16 @@ extension APIClient {
 
     public func createSession(articleId: String, kind: String, key: String, _ c: Credentials, intended: UInt64,
                               random: inout SeededRandom) async -> Result<SessionInfo, APIError> {
-        await typedCall("POST /sessions", path: "/sessions", body: ["article_id": .string(articleId), "kind": .string(kind)],
+        await typedCall(.createSession, path: "/sessions", body: ["article_id": .string(articleId), "kind": .string(kind)],
                         key: key, c, intended, &random, SessionInfo.init)
     }
 
     public func session(_ id: String, _ c: Credentials, intended: UInt64, random: inout SeededRandom) async -> Result<SessionInfo, APIError> {
-        await typedCall("GET /sessions/{id}", path: "/sessions/\(id)", c, intended, &random, SessionInfo.init)
+        await typedCall(.getSession, path: "/sessions/\(id)", c, intended, &random, SessionInfo.init)
     }
 
     public func readingComplete(_ id: String, _ c: Credentials, intended: UInt64, random: inout SeededRandom) async -> Result<SessionInfo, APIError> {
-        await typedCall("POST /sessions/{id}/reading-complete", path: "/sessions/\(id)/reading-complete",
+        await typedCall(.readingComplete, path: "/sessions/\(id)/reading-complete",
                         c, intended, &random, SessionInfo.init)
     }
 
@@ -40,35 +40,35 @@ extension APIClient {
                               key: String, _ c: Credentials, intended: UInt64, random: inout SeededRandom) async -> Result<UploadTicket, APIError> {
         let body: JSONValue = ["round": .number(Double(round)), "sha256": .string(sha256), "size_bytes": .number(Double(sizeBytes)),
                                "content_type": .string(contentType), "duration_ms": .number(Double(durationMs))]
-        return await typedCall("POST /sessions/{id}/attempts", path: "/sessions/\(session)/attempts", body: body, key: key,
+        return await typedCall(.createAttempt, path: "/sessions/\(session)/attempts", body: body, key: key,
                                c, intended, &random, UploadTicket.init)
     }
 
     public func submit(attempt: String, _ c: Credentials, intended: UInt64, random: inout SeededRandom) async -> Result<AttemptInfo, APIError> {
-        await typedCall("POST /attempts/{id}/submit", path: "/attempts/\(attempt)/submit", c, intended, &random,
+        await typedCall(.submitAttempt, path: "/attempts/\(attempt)/submit", c, intended, &random,
                         AttemptInfo.init)
     }
 
     public func attempt(_ id: String, _ c: Credentials, intended: UInt64, random: inout SeededRandom) async -> Result<AttemptInfo, APIError> {
-        await typedCall("GET /attempts/{id}", path: "/attempts/\(id)", c, intended, &random, AttemptInfo.init)
+        await typedCall(.getAttempt, path: "/attempts/\(id)", c, intended, &random, AttemptInfo.init)
     }
 
     /// `POST /sessions/{id}/complete` with the session id as Idempotency-Key (API.md).
     public func complete(session: String, _ c: Credentials, intended: UInt64, random: inout SeededRandom) async -> Result<SettlementInfo, APIError> {
-        await typedCall("POST /sessions/{id}/complete", path: "/sessions/\(session)/complete", key: session,
+        await typedCall(.completeSession, path: "/sessions/\(session)/complete", key: session,
                         c, intended, &random, SettlementInfo.init)
     }
 
     public func home(_ c: Credentials, intended: UInt64, random: inout SeededRandom) async -> Result<HomeInfo, APIError> {
-        await typedCall("GET /home", path: "/home", c, intended, &random) { $0.object == nil ? nil : HomeInfo($0) }
+        await typedCall(.getHome, path: "/home", c, intended, &random) { $0.object == nil ? nil : HomeInfo($0) }
     }
 
     public func config(_ c: Credentials, intended: UInt64, random: inout SeededRandom) async -> Result<JSONValue, APIError> {
-        await typedCall("GET /config", path: "/config", c, intended, &random, Self.object)
+        await typedCall(.getConfig, path: "/config", c, intended, &random, Self.object)
     }
 
     public func me(_ c: Credentials, intended: UInt64, random: inout SeededRandom) async -> Result<JSONValue, APIError> {
-        await typedCall("GET /me", path: "/me", c, intended, &random, Self.object)
+        await typedCall(.getMe, path: "/me", c, intended, &random, Self.object)
     }
 
     /// The body when it is a JSON object. (Spelled out: `nil` would be `JSONValue.null`, which is
@@ -77,9 +77,9 @@ extension APIClient {
 
     /// A call whose 2xx body becomes `T`; a body lacking what `make` needs is `bad_shape`, and is
     /// repeated like any malformed answer when the call is safe to repeat.
-    func typedCall<T>(_ template: String, path: String, body: JSONValue? = nil, key: String? = nil, _ c: Credentials,
+    func typedCall<T>(_ route: Route, path: String, body: JSONValue? = nil, key: String? = nil, _ c: Credentials,
                       _ intended: UInt64, _ random: inout SeededRandom, _ make: (JSONValue) -> T?) async -> Result<T, APIError> {
-        await perform(template, path: path, body: body, key: key, credentials: c, intended: intended, random: &random) {
+        await perform(route, path: path, body: body, key: key, credentials: c, intended: intended, random: &random) {
             make($0.body)
         }
     }

@@ -64,7 +64,7 @@ extension APIClient {
     /// copy's answer, and every copy is observed. The caller records the others.
     func tapped(_ request: HTTPRequest, template: String, intended: UInt64, sent: Sent,
                 copies: Int) async -> [Result<Exchanged, ExchangeFailure>] {
-        recorder.count("double_taps")
+        recorder.count(.doubleTaps)
         return await withTaskGroup(of: (Int, Result<Exchanged, ExchangeFailure>).self) { group in
             for i in 0...copies {
                 group.addTask { (i, await self.exchange(request, template: template, intended: intended, sent: sent)) }
@@ -78,7 +78,7 @@ extension APIClient {
     /// Records one exchange under its endpoint with the verdict on it: a 2xx the client could not
     /// use is an error of its kind (`bad_json`, …), not a success.
     func record<T>(_ name: String, intended: UInt64, outcome: Result<Exchanged, ExchangeFailure>, verdict: Result<T, APIError>) {
-        let template = RequestScope.endpointPrefix + name
+        let template = (RequestScope.endpointScope?.rawValue ?? "") + name
         switch outcome {
         case let .success(r):
             var code: String? = nil, message: String? = nil
@@ -88,7 +88,7 @@ extension APIClient {
                                    isError: code != nil || r.status >= 400)
         case let .failure(f):
             // A transfer dropped by a kill is the app's doing, not the server's: not an HTTP error.
-            if f.error.kind == .aborted { recorder.count("aborted_requests"); return }
+            if f.error.kind == .aborted { recorder.count(.abortedRequests); return }
             recorder.recordRequest(template, intended: intended, actual: f.actual, end: f.end, status: nil,
                                    errorCode: f.error.kind.rawValue, message: ServerText.message(f.error.message),
                                    breakdown: f.error.timings)

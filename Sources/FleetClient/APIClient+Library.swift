@@ -10,12 +10,12 @@ extension APIClient {
             if let v = value { query.append("\(name)=\(Self.percentEncoded(v))") }
         }
         let path = "/articles" + (query.isEmpty ? "" : "?" + query.joined(separator: "&"))
-        return await typedCall("GET /articles", path: path, c, intended, &random, ArticlePage.init)
+        return await typedCall(.getArticles, path: path, c, intended, &random, ArticlePage.init)
     }
 
     /// `GET /growth` → weeks and recent completed sessions.
     public func growth(_ c: Credentials, intended: UInt64, random: inout SeededRandom) async -> Result<GrowthInfo, APIError> {
-        await typedCall("GET /growth", path: "/growth", c, intended, &random, GrowthInfo.init)
+        await typedCall(.getGrowth, path: "/growth", c, intended, &random, GrowthInfo.init)
     }
 
     /// RFC 3986 query-value encoding: unreserved characters pass, every other byte is `%XX`.

@@ -5,7 +5,7 @@ import FleetCore
 extension APIClient {
     /// `GET /topics` → the topic ids and names the scenario step and the library filter offer.
     public func topics(_ c: Credentials, intended: UInt64, random: inout SeededRandom) async -> Result<[TopicInfo], APIError> {
-        await typedCall("GET /topics", path: "/topics", c, intended, &random) { j in
+        await typedCall(.getTopics, path: "/topics", c, intended, &random) { j in
             j["topics"]?.array.map { $0.compactMap(TopicInfo.init) }
         }
     }
@@ -13,23 +13,23 @@ extension APIClient {
     /// `POST /onboarding` with the six answers → the diagnostic session and its article.
     public func onboarding(_ answers: OnboardingAnswers, _ c: Credentials, intended: UInt64,
                            random: inout SeededRandom) async -> Result<OnboardingResult, APIError> {
-        await typedCall("POST /onboarding", path: "/onboarding", body: answers.json, c, intended, &random, OnboardingResult.init)
+        await typedCall(.postOnboarding, path: "/onboarding", body: answers.json, c, intended, &random, OnboardingResult.init)
     }
 
     /// `PUT /me/push-token` → 204 (notifications allowed at the priming step).
     public func pushToken(_ token: String, _ c: Credentials, intended: UInt64, random: inout SeededRandom) async -> Result<Void, APIError> {
-        await call("PUT /me/push-token", path: "/me/push-token", body: ["token": .string(token)], credentials: c,
+        await call(.putPushToken, path: "/me/push-token", body: ["token": .string(token)], credentials: c,
                    intended: intended, random: &random).map { _ in () }
     }
 
     /// `GET /plan` → the plan's days; `404 plan_not_ready` (retryable) while the plan job runs.
     public func plan(_ c: Credentials, intended: UInt64, random: inout SeededRandom) async -> Result<PlanInfo, APIError> {
-        await typedCall("GET /plan", path: "/plan", c, intended, &random, PlanInfo.init)
+        await typedCall(.getPlan, path: "/plan", c, intended, &random, PlanInfo.init)
     }
 
     /// `POST /attempts/{id}/retry` → 202 Attempt (a `failed`, retryable attempt is assessed again, no re-upload).
     public func retryAttempt(_ id: String, _ c: Credentials, intended: UInt64, random: inout SeededRandom) async -> Result<AttemptInfo, APIError> {
-        await typedCall("POST /attempts/{id}/retry", path: "/attempts/\(id)/retry", c, intended, &random, AttemptInfo.init)
+        await typedCall(.retryAttempt, path: "/attempts/\(id)/retry", c, intended, &random, AttemptInfo.init)
     }
 }
 

@@ -3,16 +3,16 @@ import FleetHTTP
 
 /// The retry loop shared by every call (state matrix, API.md's error table).
 extension APIClient {
-    /// A JSON call under `template`: builds the request (again after a refresh, with the new
+    /// A JSON call of `route`: builds the request (again after a refresh, with the new
     /// token), judges each answer with `make`, and repeats as the rules allow.
-    func perform<T>(_ template: String, path: String, body: JSONValue?, key: String?, credentials: Credentials?,
+    func perform<T>(_ route: Route, path: String, body: JSONValue?, key: String?, credentials: Credentials?,
                     intended: UInt64, random: inout SeededRandom, make: (APIResponse) -> T?) async -> Result<T, APIError> {
-        let method = String(template.prefix { $0 != " " })
+        let method = route.method
         let url = settings.baseURL + path
         let bodyBytes = body.map { HTTPBody(bytes: $0.serializedBytes()) }
         let timeout = settings.requestTimeout
-        let safe = Self.isSafeToRepeat(method: method, template: template, key: key)
-        return await attempts(template, safe: safe, credentials: credentials, intended: intended, random: &random,
+        let safe = Self.isSafeToRepeat(route, key: key)
+        return await attempts(route, safe: safe, credentials: credentials, intended: intended, random: &random,
                               sent: Sent(path: path, json: body, key: key), request: { c in
             var headers = [HTTPHeader("Accept", "application/json")]
             if let c {
@@ -22,7 +22,7 @@ extension APIClient {
             if bodyBytes != nil { headers.append(HTTPHeader("Content-Type", "application/json; charset=utf-8")) }
             if let key { headers.append(HTTPHeader("Idempotency-Key", key)) }
             return HTTPRequest(method: method, url: url, headers: headers, body: bodyBytes, timeout: timeout)
-        }, judge: { Self.judge($0, template: template, make: make) })
+        }, judge: { Self.judge($0, template: route.rawValue, make: make) })
     }
 
     /// Sends, judges, records and decides whether to go again:
@@ -32,9 +32,10 @@ extension APIClient {
     /// - transport failures and malformed answers → repeat only when `safe`; a refused connection
     ///   sent nothing, so it is repeated for any call;
     /// each repeat after capped, jittered exponential backoff, none past the user's patience.
-    func attempts<T>(_ template: String, safe: Bool, retries enabled: Bool = true, credentials: Credentials?,
+    func attempts<T>(_ route: Route, safe: Bool, retries enabled: Bool = true, credentials: Credentials?,
                      intended: UInt64, random: inout SeededRandom, sent: Sent, request build: (Credentials?) -> HTTPRequest,
                      judge: (Exchanged) -> Result<T, APIError>) async -> Result<T, APIError> {
+        let template = route.rawValue
         let patienceEnd = intended &+ UInt64(max(0, settings.patienceS) * 1e9)
         var intendedStart = intended
         var refreshed = false
@@ -42,7 +43,7 @@ extension APIClient {
         var rateLimitWaits = 0
         // A double tap (bug hunt): the first send of a tapped call goes out several times at once.
         var tapCopies = 0
-        if let taps = RequestScope.taps, taps.templates.contains(template), random.chance(taps.rate) { tapCopies = taps.copies - 1 }
+        if let taps = RequestScope.taps, taps.routes.contains(route), random.chance(taps.rate) { tapCopies = taps.copies - 1 }
         while true {
             let outcome: Result<Exchanged, ExchangeFailure>
             if tapCopies > 0 {
@@ -69,7 +70,7 @@ extension APIClient {
             guard case let .failure(e) = verdict else { return verdict }
             if e.isAborted || Task.isCancelled || !enabled { return verdict }
 
-            if e.status == 401, !refreshed, let c = credentials, c.refreshToken != nil, template != "POST /auth/refresh" {
+            if e.status == 401, !refreshed, let c = credentials, c.refreshToken != nil, route != .authRefresh {
                 refreshed = true
                 if case .failure(let re) = await refresh(c, intended: MonotonicClock.now(), random: &random) {
                     return .failure(re)
@@ -89,8 +90,8 @@ extension APIClient {
                 return verdict
             }
             // Patience: the user gives up rather than wait past it (the error stands).
-            guard next <= patienceEnd else { recorder.count("retries_out_of_patience"); return verdict }
-            recorder.count(e.status == 429 ? "rate_limit_waits" : "retries")
+            guard next <= patienceEnd else { recorder.count(.retriesOutOfPatience); return verdict }
+            recorder.count(e.status == 429 ? .rateLimitWaits : .retries)
             intendedStart = next
             guard await Pause.until(next) else { return .failure(Self.aborted(template)) }
         }

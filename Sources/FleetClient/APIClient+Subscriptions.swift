@@ -5,14 +5,14 @@ import FleetCore
 extension APIClient {
     /// `GET /paywall` → the products on offer.
     public func paywall(_ c: Credentials, intended: UInt64, random: inout SeededRandom) async -> Result<PaywallInfo, APIError> {
-        await typedCall("GET /paywall", path: "/paywall", c, intended, &random, PaywallInfo.init)
+        await typedCall(.getPaywall, path: "/paywall", c, intended, &random, PaywallInfo.init)
     }
 
     /// `POST /subscriptions/apple/transactions {signed_transaction}` with the transaction id as
     /// Idempotency-Key (a repeat of one purchase is one effect) → the entitlement.
     public func submitTransaction(signed: String, key: String, _ c: Credentials, intended: UInt64,
                                   random: inout SeededRandom) async -> Result<EntitlementInfo, APIError> {
-        await typedCall("POST /subscriptions/apple/transactions", path: "/subscriptions/apple/transactions",
+        await typedCall(.postTransaction, path: "/subscriptions/apple/transactions",
                         body: ["signed_transaction": .string(signed)], key: key, c, intended, &random, EntitlementInfo.init)
     }
 }

@@ -37,12 +37,12 @@ public final class APIClient: Sendable {
         self.recorder = recorder
     }
 
-    /// One logical API call, with retries. `template` names the endpoint in reports
-    /// (`"GET /attempts/{id}"`); `path` is the concrete path under the base URL. The body must be
+    /// One logical API call, with retries. `route` names the endpoint in reports
+    /// (`GET /attempts/{id}`); `path` is the concrete path under the base URL. The body must be
     /// empty or JSON.
-    public func call(_ template: String, path: String, body: JSONValue? = nil, idempotencyKey: String? = nil,
+    public func call(_ route: Route, path: String, body: JSONValue? = nil, idempotencyKey: String? = nil,
                      credentials: Credentials?, intended: UInt64, random: inout SeededRandom) async -> APIResult {
-        await perform(template, path: path, body: body, key: idempotencyKey, credentials: credentials,
+        await perform(route, path: path, body: body, key: idempotencyKey, credentials: credentials,
                       intended: intended, random: &random) { $0 }
     }
 
@@ -51,7 +51,7 @@ public final class APIClient: Sendable {
         guard let token = c.refreshToken else {
             return .failure(APIError(status: 401, code: "unauthorized", message: "no refresh token", retryable: false))
         }
-        let r = await perform("POST /auth/refresh", path: "/auth/refresh", body: ["refresh_token": .string(token)], key: nil,
+        let r = await perform(.authRefresh, path: "/auth/refresh", body: ["refresh_token": .string(token)], key: nil,
                               credentials: nil, intended: intended, random: &random) { resp -> APIResponse? in
             resp.body["access_token"]?.string == nil ? nil : resp
         }
@@ -74,7 +74,7 @@ public final class APIClient: Sendable {
         case let .failure(e): return .failure(e)
         }
         // A cut upload is the simulated lost network, not an answer to repeat.
-        return await attempts("PUT upload", safe: abortAfterBytes == nil, credentials: nil, intended: intended,
+        return await attempts(.upload, safe: abortAfterBytes == nil, credentials: nil, intended: intended,
                               random: &random, sent: Self.uploadSent(url), request: { _ in request }, judge: Self.judgeUpload)
     }
 
@@ -88,7 +88,7 @@ public final class APIClient: Sendable {
         case let .failure(e): return .failure(e)
         }
         var unused = SeededRandom(seed: 0)
-        return await attempts("PUT upload", safe: false, retries: false, credentials: nil, intended: intended,
+        return await attempts(.upload, safe: false, retries: false, credentials: nil, intended: intended,
                               random: &unused, sent: Self.uploadSent(url), request: { _ in request }, judge: Self.judgeUpload)
     }
 
@@ -98,7 +98,7 @@ public final class APIClient: Sendable {
                                abortAfterBytes: Int?) -> Result<HTTPRequest, APIError> {
         guard method == "PUT", UploadCheck.isUsableURL(url),
               headers.allSatisfy({ UploadCheck.isHeaderName($0.name) && UploadCheck.isHeaderValue($0.value) }) else {
-            recorder.count("upload_values_refused")
+            recorder.count(.uploadValuesRefused)
             return .failure(.malformed(.badShape, "upload: the server's method, URL or headers are not usable", status: nil))
         }
         var request = HTTPRequest(method: "PUT", url: url, headers: headers, body: body, timeout: settings.uploadTimeout)

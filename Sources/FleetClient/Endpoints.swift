@@ -1,19 +1,66 @@
 /// Every endpoint template the client records requests under (`GET /sessions/{id}`), plus the
-/// presigned upload (`PUT upload`). Cohort warm-up requests carry the `warmup:` prefix
-/// (`RequestScope.endpointPrefix`). Profile validation checks threshold names against these.
-public enum Endpoints {
-    public static let templates: Set<String> = [
-        "POST /auth/anonymous", "POST /auth/refresh", "GET /config",
-        "GET /me", "PATCH /me", "PUT /me/push-token", "DELETE /me", "DELETE /me/training-data",
-        "GET /topics", "POST /onboarding", "GET /plan", "GET /paywall", "POST /subscriptions/apple/transactions",
-        "GET /articles", "GET /home", "GET /growth",
-        "POST /sessions", "GET /sessions/{id}", "POST /sessions/{id}/reading-complete", "POST /sessions/{id}/attempts",
-        "POST /sessions/{id}/complete", "POST /sessions/{id}/abandon", "DELETE /sessions/{id}",
-        "POST /attempts/{id}/submit", "GET /attempts/{id}", "POST /attempts/{id}/retry", "GET /attempts/{id}/exemplar",
-        "GET /attempts/{id}/audio", "POST /assessments/{id}/feedback",
-        "PUT upload",
-    ]
+/// presigned upload (`PUT upload`), spelled once. Client calls, the invariant checker, the race
+/// amplifiers and report code compare routes, never strings.
+public enum Route: String, CaseIterable, Sendable, Comparable, CustomStringConvertible {
+    case authAnonymous = "POST /auth/anonymous", authRefresh = "POST /auth/refresh", getConfig = "GET /config"
+    case getMe = "GET /me", patchMe = "PATCH /me", putPushToken = "PUT /me/push-token", deleteMe = "DELETE /me"
+    case deleteTrainingData = "DELETE /me/training-data"
+    case getTopics = "GET /topics", postOnboarding = "POST /onboarding", getPlan = "GET /plan", getPaywall = "GET /paywall"
+    case postTransaction = "POST /subscriptions/apple/transactions"
+    case getArticles = "GET /articles", getHome = "GET /home", getGrowth = "GET /growth"
+    case createSession = "POST /sessions", getSession = "GET /sessions/{id}"
+    case readingComplete = "POST /sessions/{id}/reading-complete", createAttempt = "POST /sessions/{id}/attempts"
+    case completeSession = "POST /sessions/{id}/complete", abandonSession = "POST /sessions/{id}/abandon"
+    case deleteSession = "DELETE /sessions/{id}"
+    case submitAttempt = "POST /attempts/{id}/submit", getAttempt = "GET /attempts/{id}", retryAttempt = "POST /attempts/{id}/retry"
+    case getExemplar = "GET /attempts/{id}/exemplar", getAttemptAudio = "GET /attempts/{id}/audio"
+    case postFeedback = "POST /assessments/{id}/feedback"
+    /// The presigned upload (its URL is the stack's, not a template of the API).
+    case upload = "PUT upload"
 
-    /// Prefixes a recorded endpoint name may carry.
-    public static let warmupPrefix = "warmup:"
+    /// The HTTP method (`POST`).
+    public var method: String { String(rawValue.prefix { $0 != " " }) }
+    public var description: String { rawValue }
+    public static func < (a: Route, b: Route) -> Bool { a.rawValue < b.rawValue }
+}
+
+/// The name a request is recorded under: its route, after the prefix of the requests made apart
+/// from the measured ones (`warmup:GET /config`, `audit:GET /me`). The one place that knows the
+/// prefixes: recording builds labels here, validation and reports parse them here.
+public struct EndpointLabel: Hashable, Sendable, CustomStringConvertible {
+    /// Why a request was made apart from a journey's measured ones.
+    public enum Scope: String, CaseIterable, Sendable {
+        /// Bringing a user to its cohort's starting state.
+        case warmup = "warmup:"
+        /// The invariant checker's audit after the run.
+        case audit = "audit:"
+    }
+
+    public var scope: Scope?
+    public var route: Route
+
+    public init(_ route: Route, scope: Scope? = nil) {
+        self.route = route
+        self.scope = scope
+    }
+
+    /// Reads a recorded endpoint name back; nil when it names no route.
+    public init?(parsing label: String) {
+        var rest = Substring(label)
+        let scope = Scope.allCases.first { rest.hasPrefix($0.rawValue) }
+        if let scope { rest = rest.dropFirst(scope.rawValue.count) }
+        guard let route = Route(rawValue: String(rest)) else { return nil }
+        self.init(route, scope: scope)
+    }
+
+    /// Whether a recorded endpoint name carries a scope prefix (a warm-up or audit request).
+    public static func isScoped(_ label: String) -> Bool { Scope.allCases.contains { label.hasPrefix($0.rawValue) } }
+
+    /// The recorded name.
+    public var description: String { (scope?.rawValue ?? "") + route.rawValue }
+}
+
+/// The endpoint names profile validation accepts (kept for callers that want strings).
+public enum Endpoints {
+    public static let templates: Set<String> = Set(Route.allCases.map(\.rawValue))
 }

@@ -40,6 +40,9 @@ public struct Exchange: Sendable {
         self.serverDateMs = serverDateMs
     }
 
+    /// The route of `template`; nil for a template the client does not call.
+    public var route: Route? { Route(rawValue: template) }
+
     /// The `{id}` of a template's first placeholder, read off the concrete path.
     public var pathID: String? {
         let t = template.split(separator: " ", maxSplits: 1).last.map(String.init) ?? ""

@@ -198,11 +198,11 @@ public struct LanguageSupport: Sendable, Equatable {
 
     /// The server's practice language for a device locale (same primary subtag), else its first.
     public func practiceLanguage(forLocale locale: String) -> String {
-        LanguageTag.match(locale, in: practiceLanguages) ?? practiceLanguages[0]
+        LanguageTag.closest(to: locale, in: practiceLanguages)
     }
 
     /// The server's UI locale for a device locale (same primary subtag), else its first.
     public func uiLocale(forLocale locale: String) -> String {
-        LanguageTag.match(locale, in: uiLocales) ?? uiLocales[0]
+        LanguageTag.closest(to: locale, in: uiLocales)
     }
 }

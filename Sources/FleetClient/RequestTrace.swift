@@ -45,9 +45,9 @@ public final class RequestTrace: @unchecked Sendable {
 public enum RequestScope {
     /// When set, every exchange of the task (and its child tasks) is appended to it.
     @TaskLocal public static var trace: RequestTrace?
-    /// Prepended to the endpoint template when recording (`warmup:` during cohort preparation),
-    /// so that requests made to reach a starting state stay apart from the measured ones.
-    @TaskLocal public static var endpointPrefix: String = ""
+    /// Prepended to the endpoint template when recording (`warmup:` during cohort preparation,
+    /// `audit:` after the run), so that those requests stay apart from the measured ones.
+    @TaskLocal public static var endpointScope: EndpointLabel.Scope?
     /// When set, sees every exchange of the task (the invariant checker of the user).
     @TaskLocal public static var observer: (any ExchangeObserver)?
     /// When set, the user double-taps some calls (a race amplifier of the bug hunt).
@@ -61,15 +61,13 @@ public struct TapPolicy: Sendable {
     public var rate: Double
     public var copies: Int
     /// The calls that may be tapped: complete, submit, purchase, session create.
-    public var templates: Set<String>
+    public var routes: Set<Route>
 
-    public static let defaultTemplates: Set<String> = [
-        "POST /sessions/{id}/complete", "POST /attempts/{id}/submit", "POST /subscriptions/apple/transactions", "POST /sessions",
-    ]
+    public static let defaultRoutes: Set<Route> = [.completeSession, .submitAttempt, .postTransaction, .createSession]
 
-    public init(rate: Double, copies: Int = 2, templates: Set<String> = TapPolicy.defaultTemplates) {
+    public init(rate: Double, copies: Int = 2, routes: Set<Route> = TapPolicy.defaultRoutes) {
         self.rate = rate
         self.copies = max(2, copies)
-        self.templates = templates
+        self.routes = routes
     }
 }

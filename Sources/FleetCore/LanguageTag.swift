@@ -21,4 +21,10 @@ public enum LanguageTag {
     public static func match(_ tag: String, in codes: [String]) -> String? {
         codes.first { $0.lowercased() == tag.lowercased() } ?? codes.first { sameLanguage($0, tag) }
     }
+
+    /// The one locale → language rule of app and stack alike: the code in `codes` for a device
+    /// locale (`match`), else the first code (the server's default). `codes` must not be empty.
+    public static func closest(to locale: String, in codes: [String]) -> String {
+        match(locale, in: codes) ?? codes[0]
+    }
 }

@@ -11,14 +11,14 @@ extension RunResults {
     public func generatorBehindReasons(lagP99BoundMicros: Int64? = nil) -> [String] {
         let bound = lagP99BoundMicros ?? meta.lagBoundMicros ?? RunResults.defaultLagBoundMicros
         var reasons: [String] = []
-        if let lag = metric(Recorder.schedulingLag)?.corrected, !lag.isEmpty {
+        if let lag = metric(MetricName.schedulingLag)?.corrected, !lag.isEmpty {
             let p99 = lag.value(atPercentile: 99)
             if p99 > bound {
                 reasons.append("scheduling lag p99 \(Self.ms(p99)) ms is over the \(Self.ms(bound)) ms bound "
                                + "(max \(Self.ms(lag.max)) ms): requests went out later than planned")
             }
         }
-        if let dropped = counters["dropped_arrivals"], dropped > 0 {
+        if let dropped = counter(.droppedArrivals), dropped > 0 {
             reasons.append("\(dropped) arrivals were dropped because no virtual user could start on time")
         }
         // Merged shards: a shard that lagged is named, even when the whole run's p99 hides it.

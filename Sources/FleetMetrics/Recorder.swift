@@ -14,11 +14,6 @@ import Foundation
 /// with no allocation once a metric's slot and current window exist. Past windows are compacted
 /// to the sparse form once a second, so a long run costs memory per distinct value, not per range.
 public final class Recorder: @unchecked Sendable {
-    /// The name of the scheduling-lag metric fed by every latency sample.
-    public static let schedulingLag = "scheduling_lag"
-    /// The user-seen turnaround metric whose p99 `liveTotals()` reports.
-    public static let assessmentTurnaround = "assessment_turnaround"
-
     public let startNanos: UInt64
     public let windowNanos: UInt64
 
@@ -33,33 +28,33 @@ public final class Recorder: @unchecked Sendable {
     private var requests: Int64 = 0
     private var requestErrors: Int64 = 0
     private var journeysStarted: Int64 = 0, journeysCompleted: Int64 = 0, journeysFailed: Int64 = 0
-    private let lagSlot = MetricSlot(name: Recorder.schedulingLag)
+    private let lagSlot = MetricSlot(name: MetricName.schedulingLag.rawValue)
 
     public init(startNanos: UInt64 = MonotonicClock.now(), windowNanos: UInt64 = 1_000_000_000) {
         precondition(windowNanos > 0, "Recorder: windowNanos must be > 0")
         self.startNanos = startNanos
         self.windowNanos = windowNanos
-        metrics[Recorder.schedulingLag] = lagSlot
+        metrics[MetricName.schedulingLag.rawValue] = lagSlot
     }
 
     // MARK: Recording
 
     /// Journey metrics (assessment_turnaround, settlement, …): corrected = end−intended, uncorrected = end−actual.
-    public func recordLatency(_ metric: String, intended: UInt64, actual: UInt64, end: UInt64, failed: Bool = false) {
+    public func recordLatency(_ metric: MetricName, intended: UInt64, actual: UInt64, end: UInt64, failed: Bool = false) {
         let corrected = Self.micros(from: intended, to: end), uncorrected = Self.micros(from: actual, to: end)
         let w = window(of: end), lagWindow = window(of: actual)
         lock.lock(); defer { lock.unlock() }
         advance(to: Swift.max(w, lagWindow))
-        slot(metric).record(corrected: corrected, uncorrected: uncorrected, failed: failed, window: w)
+        slot(metric.rawValue).record(corrected: corrected, uncorrected: uncorrected, failed: failed, window: w)
         recordLag(intended: intended, actual: actual, window: lagWindow)
     }
 
     /// A duration measured elsewhere (assessment_turnaround_server from the stack's timestamps).
-    public func recordValue(_ metric: String, micros: Int64, at: UInt64) {
+    public func recordValue(_ metric: MetricName, micros: Int64, at: UInt64) {
         let w = window(of: at)
         lock.lock(); defer { lock.unlock() }
         advance(to: w)
-        slot(metric).record(corrected: micros, uncorrected: micros, failed: false, window: w)
+        slot(metric.rawValue).record(corrected: micros, uncorrected: micros, failed: false, window: w)
     }
 
     /// One HTTP request; endpoint = "METHOD /template" ("GET /attempts/{id}"); status nil = transport
@@ -135,7 +130,7 @@ public final class Recorder: @unchecked Sendable {
         }
     }
 
-    /// Adds `delta` to a named counter (dropped_arrivals, retries, …).
+    /// Adds `delta` to a named counter (`CounterKey.key`: dropped_arrivals, retries, …).
     public func count(_ counter: String, _ delta: Int64 = 1) {
         lock.lock(); defer { lock.unlock() }
         counters[counter, default: 0] += delta
@@ -172,7 +167,7 @@ public final class Recorder: @unchecked Sendable {
     public func liveTotals() -> LiveTotals {
         let now = MonotonicClock.now()
         lock.lock(); defer { lock.unlock() }
-        let turnaround = metrics[Recorder.assessmentTurnaround]?.corrected
+        let turnaround = metrics[MetricName.assessmentTurnaround.rawValue]?.corrected
         return LiveTotals(elapsedNanos: now &- Swift.min(now, startNanos), requests: requests, errors: requestErrors,
                           turnaroundCount: turnaround?.count ?? 0,
                           turnaroundP99Micros: turnaround?.value(atPercentile: 99) ?? 0,

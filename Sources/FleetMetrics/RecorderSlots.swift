@@ -78,7 +78,7 @@ final class EndpointSlot {
 
     init(name: String) {
         self.name = name
-        self.latency = MetricSlot(name: "http:" + name)
+        self.latency = MetricSlot(name: EndpointResult.latencyPrefix + name)
     }
 
     func result() -> EndpointResult {

@@ -67,7 +67,7 @@ public struct RunResults: Sendable, Codable, Equatable {
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
-            throw ResultsFileError(path: path, problem: "cannot read: \(error.localizedDescription)")
+            throw MetricsError.resultsFile(path: path, problem: "cannot read: \(error.localizedDescription)")
         }
         return try decode(data, source: path)
     }
@@ -77,20 +77,20 @@ public struct RunResults: Sendable, Codable, Equatable {
         do {
             let r = try JSONDecoder().decode(RunResults.self, from: data)
             guard r.format <= currentFormat else {
-                throw ResultsFileError(path: source, problem: "format \(r.format) is newer than this bench reads (\(currentFormat))")
+                throw MetricsError.resultsFile(path: source, problem: "format \(r.format) is newer than this bench reads (\(currentFormat))")
             }
-            guard r.windowNanos > 0 else { throw ResultsFileError(path: source, problem: "windowNanos must be > 0") }
+            guard r.windowNanos > 0 else { throw MetricsError.resultsFile(path: source, problem: "windowNanos must be > 0") }
             return r
-        } catch let e as ResultsFileError {
+        } catch let e as MetricsError {
             throw e
         } catch let DecodingError.keyNotFound(key, ctx) {
-            throw ResultsFileError(path: source, problem: "missing field \(describe(ctx.codingPath + [key]))")
+            throw MetricsError.resultsFile(path: source, problem: "missing field \(describe(ctx.codingPath + [key]))")
         } catch let DecodingError.typeMismatch(_, ctx), let DecodingError.valueNotFound(_, ctx) {
-            throw ResultsFileError(path: source, problem: "\(describe(ctx.codingPath)): \(ctx.debugDescription)")
+            throw MetricsError.resultsFile(path: source, problem: "\(describe(ctx.codingPath)): \(ctx.debugDescription)")
         } catch let DecodingError.dataCorrupted(ctx) {
-            throw ResultsFileError(path: source, problem: "\(describe(ctx.codingPath)): \(ctx.debugDescription)")
+            throw MetricsError.resultsFile(path: source, problem: "\(describe(ctx.codingPath)): \(ctx.debugDescription)")
         } catch {
-            throw ResultsFileError(path: source, problem: "\(error)")
+            throw MetricsError.resultsFile(path: source, problem: "\(error)")
         }
     }
 
@@ -98,13 +98,6 @@ public struct RunResults: Sendable, Codable, Equatable {
         let s = path.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
         return s.hasPrefix(".") ? String(s.dropFirst()) : (s.isEmpty ? "(top level)" : s)
     }
-}
-
-/// A results file that cannot be used, and why.
-public struct ResultsFileError: Error, CustomStringConvertible, Equatable {
-    public var path: String
-    public var problem: String
-    public var description: String { "\(path): \(problem)" }
 }
 
 /// One journey metric: its whole-run histograms and its per-window ones.
@@ -161,9 +154,12 @@ public struct EndpointResult: Sendable, Codable, Equatable {
     public var firstByte: Histogram
     public var total: Histogram
 
+    /// What an endpoint's latency metric is named by (`http:GET /home`), in results and thresholds.
+    public static let latencyPrefix = "http:"
+
     public init(name: String) {
         self.name = name
-        self.latency = MetricResult(name: "http:" + name)
+        self.latency = MetricResult(name: EndpointResult.latencyPrefix + name)
         self.statuses = [:]
         self.errorCodes = [:]
         self.dns = Histogram(); self.connect = Histogram(); self.tls = Histogram()

@@ -15,12 +15,12 @@ public enum ShardMerge {
         public init(source: String, results: RunResults) { self.source = source; self.results = results }
     }
 
-    public static func merge(_ inputs: [Input], allowMissing: Bool = false) throws(ShardMergeError) -> RunResults {
+    public static func merge(_ inputs: [Input], allowMissing: Bool = false) throws(MetricsError) -> RunResults {
         let (shards, count) = try check(inputs, allowMissing: allowMissing)
         var starts: [Int64] = []
         for x in shards {
             guard let ms = RFC3339.parseMillis(x.results.meta.startedAt) else {
-                throw ShardMergeError("\(x.source): meta.startedAt '\(x.results.meta.startedAt)' is not an RFC 3339 time")
+                throw MetricsError.shardMerge("\(x.source): meta.startedAt '\(x.results.meta.startedAt)' is not an RFC 3339 time")
             }
             starts.append(ms)
         }
@@ -63,18 +63,18 @@ public enum ShardMerge {
 
     /// The inputs in shard order and the shard count, or the first reason they are not the
     /// shards of one run.
-    static func check(_ inputs: [Input], allowMissing: Bool) throws(ShardMergeError) -> ([Input], Int) {
-        guard let first = inputs.first else { throw ShardMergeError("no results to merge") }
+    static func check(_ inputs: [Input], allowMissing: Bool) throws(MetricsError) -> ([Input], Int) {
+        guard let first = inputs.first else { throw MetricsError.shardMerge("no results to merge") }
         for x in inputs where x.results.meta.shard == nil {
-            throw ShardMergeError("\(x.source): not a shard (no meta.shard); merge the run folders of one `fleet run --shard i/N` run"
+            throw MetricsError.shardMerge("\(x.source): not a shard (no meta.shard); merge the run folders of one `fleet run --shard i/N` run"
                                   + " (`fleet report A.json B.json` adds results without these checks)")
         }
         let a = first.results.meta, sa = a.shard!
         var seen: [Int: String] = [:]
         for x in inputs {
             let b = x.results.meta, sb = b.shard!
-            func differ(_ what: String, _ mine: String, _ theirs: String) -> ShardMergeError {
-                ShardMergeError("\(x.source): \(what) \(theirs) differs from \(first.source)'s \(mine): not shards of one run")
+            func differ(_ what: String, _ mine: String, _ theirs: String) -> MetricsError {
+                MetricsError.shardMerge("\(x.source): \(what) \(theirs) differs from \(first.source)'s \(mine): not shards of one run")
             }
             if b.profile != a.profile { throw differ("profile", "'\(a.profile)'", "'\(b.profile)'") }
             if sb.profileDigest != sa.profileDigest {
@@ -86,13 +86,13 @@ public enum ShardMerge {
             if b.target != a.target { throw differ("target", a.target, b.target) }
             if sb.startAt != sa.startAt { throw differ("start barrier", sa.startAt ?? "(none)", sb.startAt ?? "(none)") }
             if let other = seen[sb.index] {
-                throw ShardMergeError("shard \(sb.label) given twice: \(other) and \(x.source)")
+                throw MetricsError.shardMerge("shard \(sb.label) given twice: \(other) and \(x.source)")
             }
             seen[sb.index] = x.source
         }
         let missing = (0..<sa.count).filter { seen[$0] == nil }
         if !missing.isEmpty && !allowMissing {
-            throw ShardMergeError("missing shard\(missing.count == 1 ? "" : "s") " + missing.map { "\($0)/\(sa.count)" }.joined(separator: ", ")
+            throw MetricsError.shardMerge("missing shard\(missing.count == 1 ? "" : "s") " + missing.map { "\($0)/\(sa.count)" }.joined(separator: ", ")
                                   + " of \(sa.count) (given " + seen.keys.sorted().map { "\($0)/\(sa.count)" }.joined(separator: ", ")
                                   + "); pass --allow-missing to merge a partial run")
         }
@@ -109,7 +109,7 @@ public enum ShardMerge {
     /// One shard's generator, from its own results.
     static func summary(of r: RunResults) -> ShardSummary {
         let info = r.meta.shard!
-        let lag = r.metric(Recorder.schedulingLag)?.corrected ?? Histogram()
+        let lag = r.metric(MetricName.schedulingLag)?.corrected ?? Histogram()
         let health = r.health.sorted { $0.window < $1.window }
         var peakCPU = 0.0
         for (a, b) in zip(health, health.dropFirst()) where b.window > a.window {
@@ -124,15 +124,9 @@ public enum ShardMerge {
         return ShardSummary(index: info.index, count: info.count, runId: r.meta.runId, startedAt: r.meta.startedAt,
                             lateByMillis: info.lateByMillis, sourceAddress: info.sourceAddress,
                             requests: r.requestTotals.requests,
-                            usersStarted: r.counters.filter { $0.key.hasPrefix("users_started:") }.values.reduce(0, +),
+                            usersStarted: r.counterOverScenarios(.usersStarted),
                             lagP99Micros: lag.isEmpty ? 0 : lag.value(atPercentile: 99), lagMaxMicros: lag.isEmpty ? 0 : lag.max,
-                            droppedArrivals: r.counters["dropped_arrivals"] ?? 0, peakCPUPercent: peakCPU,
+                            droppedArrivals: r.counter(.droppedArrivals) ?? 0, peakCPUPercent: peakCPU,
                             peakRSSBytes: health.map(\.rssBytes).max() ?? 0, behind: behind)
     }
-}
-
-/// Results that are not the shards of one run, and which file says so.
-public struct ShardMergeError: Error, CustomStringConvertible, Equatable {
-    public let description: String
-    public init(_ d: String) { description = d }
 }

@@ -31,11 +31,11 @@ public struct Threshold: Sendable, Equatable {
     /// The text it was parsed from, normalised (`p99 < 8000`).
     public var expression: String
 
-    /// Parses `p99 < 8000`; a malformed rule gives a `ThresholdError` saying what was expected.
+    /// Parses `p99 < 8000`; a malformed rule gives a `MetricsError.threshold` saying what was expected.
     public static func parse(_ text: String) throws -> Threshold {
         let s = text.trimmingCharacters(in: .whitespaces)
         guard let opStart = s.firstIndex(where: { $0 == "<" || $0 == ">" }) else {
-            throw ThresholdError(expression: text, problem: "expected 'STAT OP NUMBER' with OP one of <, <=, >, >=")
+            throw MetricsError.threshold(expression: text, problem: "expected 'STAT OP NUMBER' with OP one of <, <=, >, >=")
         }
         let statText = s[..<opStart].trimmingCharacters(in: .whitespaces).lowercased()
         var rest = s[opStart...]
@@ -44,7 +44,7 @@ public struct Threshold: Sendable, Equatable {
         rest = rest.dropFirst(op.rawValue.count)
         let numberText = rest.trimmingCharacters(in: .whitespaces)
         guard let limit = Double(numberText), limit.isFinite else {
-            throw ThresholdError(expression: text, problem: "expected a number after '\(op.rawValue)', got '\(numberText)'")
+            throw MetricsError.threshold(expression: text, problem: "expected a number after '\(op.rawValue)', got '\(numberText)'")
         }
         let stat: Statistic
         switch statText {
@@ -56,16 +56,16 @@ public struct Threshold: Sendable, Equatable {
         case "rate": stat = .rate
         case let p where p.hasPrefix("p"):
             guard let v = Double(p.dropFirst()), v >= 0, v <= 100 else {
-                throw ThresholdError(expression: text, problem: "percentile '\(statText)' must be p0…p100")
+                throw MetricsError.threshold(expression: text, problem: "percentile '\(statText)' must be p0…p100")
             }
             stat = .percentile(v)
         case "":
-            throw ThresholdError(expression: text, problem: "missing statistic before '\(op.rawValue)' (p99, max, mean, count, rate, …)")
+            throw MetricsError.threshold(expression: text, problem: "missing statistic before '\(op.rawValue)' (p99, max, mean, count, rate, …)")
         default:
-            throw ThresholdError(expression: text, problem: "unknown statistic '\(statText)' (expected pNN, min, max, mean, med, count or rate)")
+            throw MetricsError.threshold(expression: text, problem: "unknown statistic '\(statText)' (expected pNN, min, max, mean, med, count or rate)")
         }
         if stat == .rate && (limit < 0 || limit > 1) {
-            throw ThresholdError(expression: text, problem: "a rate is a fraction in 0…1, got \(numberText)")
+            throw MetricsError.threshold(expression: text, problem: "a rate is a fraction in 0…1, got \(numberText)")
         }
         return Threshold(statistic: stat, comparison: op, limit: limit, expression: "\(statText) \(op.rawValue) \(numberText)")
     }
@@ -122,13 +122,6 @@ public struct Threshold: Sendable, Equatable {
     }
 }
 
-/// A threshold that cannot be parsed: the rule as written and what was expected.
-public struct ThresholdError: Error, CustomStringConvertible, Equatable {
-    public var expression: String
-    public var problem: String
-    public var description: String { "threshold '\(expression)': \(problem)" }
-}
-
 /// What a metric name stands for when judging a threshold: a histogram and error/sample counts.
 private struct ThresholdSource {
     var histogram: Histogram?
@@ -138,7 +131,7 @@ private struct ThresholdSource {
     init(metric: String, results: RunResults) {
         if let m = results.metric(metric) {
             histogram = m.corrected; count = m.corrected.count; errors = m.errors
-        } else if let e = results.endpoint(metric.hasPrefix("http:") ? String(metric.dropFirst(5)) : metric) {
+        } else if let e = results.endpoint(metric.hasPrefix(EndpointResult.latencyPrefix) ? String(metric.dropFirst(EndpointResult.latencyPrefix.count)) : metric) {
             histogram = e.latency.corrected; count = e.latency.corrected.count; errors = e.latency.errors
         } else if ["http", "http_errors", "http_requests", "http_reqs"].contains(metric) {
             var all = Histogram()

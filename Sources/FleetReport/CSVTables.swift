@@ -13,15 +13,15 @@ public enum CSVTables {
     public static let errorsHeader = "endpoint,status,code,count,first_at_s,sample_message"
 
     /// The metrics every summary starts with, present (count 0) even when nothing was recorded.
-    public static let headlineMetrics = ["assessment_turnaround", "assessment_turnaround_server", "settlement"]
+    public static let headlineMetrics = MetricName.headline
 
     /// `summary.csv`: the headline metrics, every other journey metric by name, then `http:` rows.
     public static func summary(_ r: RunResults) -> String {
         var lines = [summaryHeader]
         for name in headlineMetrics {
-            lines.append(summaryRow(name, r.metric(name)?.corrected ?? Histogram(), errors: r.metric(name)?.errors ?? 0))
+            lines.append(summaryRow(name.rawValue, r.metric(name)?.corrected ?? Histogram(), errors: r.metric(name)?.errors ?? 0))
         }
-        for m in r.metrics where !headlineMetrics.contains(m.name) {
+        for m in r.metrics where !headlineMetrics.contains(MetricName(m.name)) {
             lines.append(summaryRow(m.name, m.corrected, errors: m.errors))
         }
         for e in r.endpoints { lines.append(summaryRow(e.latency.name, e.latency.corrected, errors: e.latency.errors)) }

@@ -19,7 +19,7 @@ extension HTMLReport {
 
     /// Arrivals per bin (a minute, or 10 s for short runs) from the `user_start` metric's windows.
     static func arrivals(_ r: RunResults) -> ([Int64], Double)? {
-        guard let m = r.metric("user_start"), !m.windows.isEmpty, r.windowNanos > 0 else { return nil }
+        guard let m = r.metric(.userStart), !m.windows.isEmpty, r.windowNanos > 0 else { return nil }
         let last = m.windows.map(\.index).max() ?? 0
         let runS = Double(last + 1) * Double(r.windowNanos) / 1e9
         let binS = runS >= 300 ? 60.0 : 10.0

@@ -7,7 +7,7 @@ extension HTMLReport {
         var s = "<section id=\"timeline\">\n<h2>Over time</h2>\n"
         s += "<p class=\"hint\">One point per \(Format.tick(ReportFacts.windowSeconds(results))) s window, drawn at the window's middle. "
         s += "Latencies are corrected: measured from when the request was meant to start.</p>\n<div class=\"charts\">"
-        for (name, title) in [("assessment_turnaround", "Assessment turnaround (user-seen)"), ("settlement", "Settlement")] {
+        for (name, title) in [(MetricName.assessmentTurnaround, "Assessment turnaround (user-seen)"), (MetricName.settlement, "Settlement")] {
             let series = results.metric(name).map { ReportFacts.percentileSeries(results, $0) } ?? []
             s += figure(LineChart(title: "\(title): p50, p90, p99 per window", xLabel: "time since start (s)",
                                   yLabel: "latency (ms)", series: series, yFormat: ms, xFormat: at))
@@ -20,7 +20,7 @@ extension HTMLReport {
         s += figure(LineChart(title: "Errors per second by code", xLabel: "time since start (s)",
                               yLabel: "errors per second", series: ReportFacts.errorsByCode(results),
                               yFormat: { Format.tick($0) + "/s" }, xFormat: at, emptyMessage: "no errors recorded"))
-        let lag = results.metric(Recorder.schedulingLag).map { ReportFacts.percentileSeries(results, $0, [50, 99, 100]) } ?? []
+        let lag = results.metric(MetricName.schedulingLag).map { ReportFacts.percentileSeries(results, $0, [50, 99, 100]) } ?? []
         s += figure(LineChart(title: "Scheduling lag (actual − intended start): p50, p99, max", xLabel: "time since start (s)",
                               yLabel: "lag (ms)", series: lag.enumerated().map { i, x in
                                   var c = x; if i == 2 { c.name = "max" }; return c }, yFormat: ms, xFormat: at))
@@ -31,8 +31,8 @@ extension HTMLReport {
         var s = "<section id=\"distribution\">\n<h2>Percentile distribution</h2>\n"
         s += "<p class=\"hint\">Latency at each percentile; the percentile axis is logarithmic in the tail (90 %, 99 %, 99.9 % are equally spaced), "
         s += "as HdrHistogram plots it.\(baseline == nil ? "" : " The baseline run is drawn as a thinner line.")</p>\n<div class=\"charts\">"
-        let names = [("assessment_turnaround", "Assessment turnaround (user-seen)"),
-                     ("assessment_turnaround_server", "Assessment turnaround (stack-side)"), ("settlement", "Settlement")]
+        let names: [(MetricName, String)] = [(.assessmentTurnaround, "Assessment turnaround (user-seen)"),
+                                             (.assessmentTurnaroundServer, "Assessment turnaround (stack-side)"), (.settlement, "Settlement")]
         for (name, title) in names {
             var series: [ChartSeries] = []
             if let m = results.metric(name) {
@@ -44,7 +44,7 @@ extension HTMLReport {
             if let b = baseline?.metric(name) {
                 series.append(ChartSeries(name: "baseline (corrected)", points: ReportFacts.distribution(b.corrected), muted: true))
             }
-            if series.isEmpty && results.metric(name) == nil && name == "assessment_turnaround_server" { continue }
+            if series.isEmpty && results.metric(name) == nil && name == .assessmentTurnaroundServer { continue }
             s += figure(LineChart(title: "\(title) by percentile", xLabel: "percentile", yLabel: "latency (ms)",
                                   xKind: .nines, series: series, yFormat: ms, xFormat: percentile))
         }

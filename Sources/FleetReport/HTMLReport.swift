@@ -102,9 +102,9 @@ struct HTMLReport {
 
     private func cards() -> String {
         var s = "<section id=\"cards\">\n<h2>Headline numbers</h2>\n<div class=\"cards\">"
-        let latencyCards = [("assessment_turnaround", "Assessment turnaround (user-seen)"),
-                            ("assessment_turnaround_server", "Assessment turnaround (stack-side)"),
-                            ("settlement", "Settlement")]
+        let latencyCards: [(MetricName, String)] = [(.assessmentTurnaround, "Assessment turnaround (user-seen)"),
+                                                    (.assessmentTurnaroundServer, "Assessment turnaround (stack-side)"),
+                                                    (.settlement, "Settlement")]
         for (name, title) in latencyCards {
             let h = results.metric(name)?.corrected ?? Histogram()
             let b = baseline?.metric(name)?.corrected
@@ -114,9 +114,9 @@ struct HTMLReport {
             } else {
                 let p = h.values(atPercentiles: [50, 99])
                 s += "<p class=\"big\"><span class=\"lbl\">p50</span> \(Format.duration(micros: p[0]))"
-                s += (verdict(name, 50) ?? delta(Double(p[0]), b.flatMap { $0.isEmpty ? nil : Double($0.value(atPercentile: 50)) })) + "</p>"
+                s += (verdict(name.rawValue, 50) ?? delta(Double(p[0]), b.flatMap { $0.isEmpty ? nil : Double($0.value(atPercentile: 50)) })) + "</p>"
                 s += "<p class=\"big\"><span class=\"lbl\">p99</span> \(Format.duration(micros: p[1]))"
-                s += (verdict(name, 99) ?? delta(Double(p[1]), b.flatMap { $0.isEmpty ? nil : Double($0.value(atPercentile: 99)) })) + "</p>"
+                s += (verdict(name.rawValue, 99) ?? delta(Double(p[1]), b.flatMap { $0.isEmpty ? nil : Double($0.value(atPercentile: 99)) })) + "</p>"
                 s += "<p class=\"sub\">\(Format.count(h.count)) samples · max \(Format.duration(micros: h.max))</p>"
             }
             s += "</div>"

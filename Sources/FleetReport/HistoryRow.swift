@@ -45,7 +45,7 @@ public struct HistoryRow: Sendable, Equatable {
 
     /// The history row of a run's results (corrected percentiles, in ms).
     public init(results r: RunResults) {
-        func p(_ name: String, _ q: Double) -> Double? {
+        func p(_ name: MetricName, _ q: Double) -> Double? {
             guard let h = r.metric(name)?.corrected, !h.isEmpty else { return nil }
             return Double(h.value(atPercentile: q)) / 1000
         }
@@ -56,8 +56,8 @@ public struct HistoryRow: Sendable, Equatable {
                   durationSeconds: ReportFacts.durationSeconds(r), requests: t.requests,
                   errorRate: t.requests > 0 ? Double(t.errors) / Double(t.requests) : 0,
                   journeysCompleted: ReportFacts.journeyTotals(r).completed,
-                  turnaroundP50Ms: p("assessment_turnaround", 50), turnaroundP99Ms: p("assessment_turnaround", 99),
-                  settlementP50Ms: p("settlement", 50), settlementP99Ms: p("settlement", 99),
+                  turnaroundP50Ms: p(.assessmentTurnaround, 50), turnaroundP99Ms: p(.assessmentTurnaround, 99),
+                  settlementP50Ms: p(.settlement, 50), settlementP99Ms: p(.settlement, 99),
                   generatorBehind: !ReportFacts.generatorBehind(r).isEmpty)
     }
 }

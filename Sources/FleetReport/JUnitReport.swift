@@ -46,7 +46,7 @@ public enum JUnitReport {
     /// One case per invariant when the run checked them (`checked_users` > 0): failed with the
     /// count and the first violation, passed with the number of users checked.
     static func invariantsSuite(_ r: RunResults) -> JUnitSuite? {
-        let checked = r.counters["checked_users"] ?? 0
+        let checked = r.counter(.checkedUsers) ?? 0
         guard checked > 0 || !r.violations.isEmpty else { return nil }
         return JUnitSuite(name: "invariants", cases: Invariant.allCases.map { inv in
             let vs = r.violations.filter { $0.invariant == inv }

@@ -10,7 +10,7 @@ public enum PrometheusText {
     public static let bounds: [Double] = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120]
 
     /// The metrics shown as histograms: the headline ones and the generator's own lag.
-    public static let histogramMetrics = ["assessment_turnaround", "assessment_turnaround_server", "settlement", "scheduling_lag"]
+    public static let histogramMetrics = MetricName.headline + [.schedulingLag]
 
     public static func render(_ v: LiveView, activeUsers: Int, inFlight: Int) -> String {
         var s = ""
@@ -33,9 +33,9 @@ public enum PrometheusText {
         family(&s, "fleet_events_total", "counter", "The run's counters (retries, dropped arrivals, ...), by name.")
         for c in v.counters { s += "fleet_events_total{name=\"\(label(c.name))\"} \(c.value)\n" }
         for name in histogramMetrics {
-            let h = v.metrics.first { $0.name == name }?.histogram ?? Histogram()
+            let h = v.metrics.first { $0.name == name.rawValue }?.histogram ?? Histogram()
             let metric = "fleet_\(name)_seconds"
-            family(&s, metric, "histogram", name == "scheduling_lag" ? "How late requests went out (actual - intended start)."
+            family(&s, metric, "histogram", name == .schedulingLag ? "How late requests went out (actual - intended start)."
                    : "\(name), from the intended start (coordinated-omission corrected).")
             let bins = h.bins()
             var i = 0

@@ -58,9 +58,8 @@ public struct StackSettings: Sendable, Codable, Equatable {
     public var rateLimitPerSecond = 50.0
     /// Per-user token bucket: burst size.
     public var rateLimitBurst = 100.0
-    /// Named concurrency bugs to switch on (see README): settle-race, dup-transaction, streak-utc,
-    /// lost-submit, stale-resume.
-    public var bugs: [String] = []
+    /// Named concurrency bugs to switch on (see README and `StackBug`).
+    public var bugs: [StackBug] = []
     /// Share of submits that `lost-submit` acknowledges and never assesses.
     public var lostSubmitFraction = 0.2
     /// Remember audio verdicts by the upload's verified sha256, so the same clip is decoded once
@@ -95,11 +94,8 @@ public struct StackSettings: Sendable, Codable, Equatable {
         case verdictCache, practiceLanguages, uiLocales, configListsLanguages, pollInitialMs, pollMaxMs
     }
 
-    /// The named bugs the stack knows.
-    public static let knownBugs = ["settle-race", "dup-transaction", "streak-utc", "lost-submit", "stale-resume"]
-
     /// Whether the named bug is switched on.
-    public func bug(_ name: String) -> Bool { bugs.contains(name) }
+    public func bug(_ bug: StackBug) -> Bool { bugs.contains(bug) }
 
     public init(from decoder: Decoder) throws {
         try StrictKeys.check(decoder, known: CodingKeys.allCases.map(\.rawValue), what: "unknown setting")
@@ -132,7 +128,10 @@ public struct StackSettings: Sendable, Codable, Equatable {
         audioRetentionS = try c.decodeIfPresent(Int.self, forKey: .audioRetentionS) ?? d.audioRetentionS
         rateLimitPerSecond = try c.decodeIfPresent(Double.self, forKey: .rateLimitPerSecond) ?? d.rateLimitPerSecond
         rateLimitBurst = try c.decodeIfPresent(Double.self, forKey: .rateLimitBurst) ?? d.rateLimitBurst
-        bugs = try c.decodeIfPresent([String].self, forKey: .bugs) ?? d.bugs
+        // Unknown names are refused here, by `StackBug.parse`, with the list of known ones.
+        do { bugs = try c.decodeIfPresent([String].self, forKey: .bugs).map { try $0.map(StackBug.parse) } ?? d.bugs } catch let e as StackSettingsError {
+            throw StackSettingsError("'bugs': \(e.description)")
+        }
         lostSubmitFraction = try c.decodeIfPresent(Double.self, forKey: .lostSubmitFraction) ?? d.lostSubmitFraction
         faults = try c.decodeIfPresent([String: RouteFault].self, forKey: .faults) ?? d.faults
         verdictCache = try c.decodeIfPresent(Bool.self, forKey: .verdictCache) ?? d.verdictCache
@@ -198,9 +197,6 @@ public struct StackSettings: Sendable, Codable, Equatable {
         try need(rateLimitPerSecond >= 0 && rateLimitPerSecond <= 1e9, "rateLimitPerSecond", "0…1e9")
         try need(rateLimitBurst >= 1 && rateLimitBurst <= 1e9, "rateLimitBurst", "1…1e9")
         try need((0...1).contains(lostSubmitFraction), "lostSubmitFraction", "0…1")
-        if let unknown = bugs.first(where: { !StackSettings.knownBugs.contains($0) }) {
-            throw StackSettingsError("'bugs': unknown bug '\(unknown)' (known: \(StackSettings.knownBugs.joined(separator: ", ")))")
-        }
         for (route, f) in faults.sorted(by: { $0.key < $1.key }) { try f.validate(route: route) }
         try Self.validateCodes(practiceLanguages, field: "practiceLanguages", distinctPrimary: true)
         try Self.validateCodes(uiLocales, field: "uiLocales", distinctPrimary: false)

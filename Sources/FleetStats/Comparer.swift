@@ -19,7 +19,7 @@ public struct Comparer: Sendable {
     /// The metrics whose verdicts decide a regression.
     public var headline: [String]
 
-    public static let defaultHeadline = ["assessment_turnaround", "assessment_turnaround_server", "settlement"]
+    public static let defaultHeadline = MetricName.headline.map(\.rawValue)
 
     public init(minEffect: Double = 0.05, minAbsoluteMs: Double = 10, bootstrap: BlockBootstrap = BlockBootstrap(), rateAlpha: Double = 0.01,
                 minRateChange: Double = 0.001, percentiles: [Double] = [50, 90, 99],
@@ -56,7 +56,7 @@ public struct Comparer: Sendable {
         if !problems.isEmpty && !force { throw ComparisonRefused(reasons: problems) }
         var metrics: [MetricComparison] = []
         var names = headline.filter { new.metric($0) != nil || base.metric($0) != nil }
-        for m in new.metrics where !names.contains(m.name) && m.name != Recorder.schedulingLag { names.append(m.name) }
+        for m in new.metrics where !names.contains(m.name) && m.name != MetricName.schedulingLag.rawValue { names.append(m.name) }
         for name in names {
             guard let b = base.metric(name), let n = new.metric(name) else { continue }
             if let c = compareMetric(name, b, n, headline: headline.contains(name)) { metrics.append(c) }

@@ -29,7 +29,7 @@ final class ShardCommandTests: XCTestCase {
         var folders: [String] = []
         for i in 0..<2 {
             let r = Recorder(startNanos: 0)
-            for k in 0..<60 { r.recordValue("settlement", micros: Int64(1000 + k), at: UInt64(k) * 10_000_000) }
+            for k in 0..<60 { r.recordValue(MetricName("settlement"), micros: Int64(1000 + k), at: UInt64(k) * 10_000_000) }
             var m = RunMetadata(runId: "p-1-7-shard-\(i)-of-2", profile: "p", seed: 7, target: "http://127.0.0.1:9",
                                 startedAt: "2026-12-01T20:00:00.000Z")
             m.shard = ShardInfo(index: i, count: 2, profileDigest: "abc", startAt: "2026-12-01T20:00:00.000Z",

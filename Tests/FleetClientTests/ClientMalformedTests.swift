@@ -52,7 +52,7 @@ final class ClientMalformedTests: XCTestCase {
             defer { server.stop() }
             let client = testClient(server.baseURL, engine: engine, timeout: 0.5)
             var random = SeededRandom(seed: 3)
-            let r = await client.call("POST /assessments/{id}/feedback", path: "/assessments/a1/feedback", body: ["x": 1],
+            let r = await client.call(.postFeedback, path: "/assessments/a1/feedback", body: ["x": 1],
                                       credentials: signedIn(), intended: MonotonicClock.now(), random: &random) 
             // A 2xx the client cannot read is as much an error for a POST; bad_shape does not
             // arise for `call`, which takes any JSON.

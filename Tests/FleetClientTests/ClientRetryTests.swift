@@ -94,7 +94,7 @@ final class ClientRetryTests: XCTestCase {
         defer { server.stop() }
         let client = testClient(server.baseURL, engine: engine)
         var random = SeededRandom(seed: 1)
-        let r = await client.call("POST /assessments/{id}/feedback", path: "/assessments/a1/feedback", body: ["x": 1],
+        let r = await client.call(.postFeedback, path: "/assessments/a1/feedback", body: ["x": 1],
                                   credentials: signedIn(), intended: MonotonicClock.now(), random: &random)
         XCTAssertEqual(r.failureCode, "internal")
         XCTAssertEqual(server.requests("/assessments").count, 1)

@@ -110,7 +110,7 @@ final class CohortWarmupTests: XCTestCase {
     func testDefaultJourneyWeightsNameKnownJourneysAndEveryCohort() {
         XCTAssertEqual(Set(Population.defaultJourneyWeights.keys), JourneyCatalog.cohorts)
         for (cohort, weights) in Population.defaultJourneyWeights {
-            for name in weights.keys { XCTAssertNotNil(JourneyCatalog.all[name], "\(cohort): \(name)") }
+            for name in weights.keys { XCTAssertNotNil(JourneyCatalog.all[name.rawValue], "\(cohort): \(name)") }
             XCTAssertEqual(weights.values.reduce(0, +), 1, accuracy: 1e-9, cohort)
         }
     }

@@ -86,7 +86,8 @@ final class JourneyHarness: @unchecked Sendable {
     /// A read-back through the API, as the user (the user's own tokens).
     func get(_ template: String, _ path: String, as user: VirtualUser) async throws -> JSONValue {
         var random = SeededRandom(seed: 9, stream: 9)
-        switch await client.call(template, path: path, credentials: user.credentials, intended: MonotonicClock.now(), random: &random) {
+        let route = try XCTUnwrap(Route(rawValue: template), "no route '\(template)'")
+        switch await client.call(route, path: path, credentials: user.credentials, intended: MonotonicClock.now(), random: &random) {
         case let .success(r): return r.body
         case let .failure(e): throw e
         }

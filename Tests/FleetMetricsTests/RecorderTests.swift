@@ -22,9 +22,9 @@ final class RecorderTests: XCTestCase {
                                 message: status == nil ? "timed out after 5 s" : nil,
                                 breakdown: status == nil ? nil : RequestBreakdown(dnsMicros: 10, connectMicros: 50, firstByteMicros: 900, totalMicros: 1000))
                 if k % 3 == 0 {
-                    r.recordLatency("assessment_turnaround", intended: intended, actual: actual,
+                    r.recordLatency(MetricName("assessment_turnaround"), intended: intended, actual: actual,
                                     end: end + UInt64(rng.lognormal(median: 2e9, sigma: 0.5)), failed: rng.chance(0.01))
-                    r.recordValue("assessment_turnaround_server", micros: Int64(rng.lognormal(median: 1.5e6, sigma: 0.3)), at: end)
+                    r.recordValue(MetricName("assessment_turnaround_server"), micros: Int64(rng.lognormal(median: 1.5e6, sigma: 0.3)), at: end)
                 }
                 if k % 10 == 0 {
                     r.journeyStarted("dailyQuest", cohort: "returning")
@@ -43,12 +43,12 @@ final class RecorderTests: XCTestCase {
         let t0: UInt64 = 1_000 * second
         let r = Recorder(startNanos: t0)
         // Intended at 0, sent 300 ms late, done 100 ms after sending.
-        r.recordLatency("settlement", intended: t0, actual: t0 + 300_000_000, end: t0 + 400_000_000)
+        r.recordLatency(MetricName("settlement"), intended: t0, actual: t0 + 300_000_000, end: t0 + 400_000_000)
         let res = r.snapshot(meta)
         let s = try! XCTUnwrap(res.metric("settlement"))
         XCTAssertEqual(s.corrected.max, 400_000)
         XCTAssertEqual(s.uncorrected.max, 100_000)
-        XCTAssertEqual(res.metric(Recorder.schedulingLag)?.corrected.max, 300_000)
+        XCTAssertEqual(res.metric(MetricName.schedulingLag)?.corrected.max, 300_000)
         XCTAssertEqual(s.windows.map(\.index), [0])
     }
 
@@ -193,7 +193,7 @@ final class RecorderTests: XCTestCase {
                 // Spread over 3 windows so window roll-over and compaction race with recording.
                 let at = base + UInt64((i * 3) / perThread) * second + UInt64(t)
                 if i % 2 == 0 {
-                    r.recordLatency("assessment_turnaround", intended: at, actual: at, end: at + UInt64(i % 5000) * 1000)
+                    r.recordLatency(MetricName("assessment_turnaround"), intended: at, actual: at, end: at + UInt64(i % 5000) * 1000)
                 } else {
                     r.recordRequest("GET /home", intended: at, actual: at, end: at + 1_000_000, status: 200,
                                     errorCode: nil, message: nil, breakdown: nil)
@@ -204,7 +204,7 @@ final class RecorderTests: XCTestCase {
         let total = Int64(threads * perThread)
         XCTAssertEqual(res.metric("assessment_turnaround")?.corrected.count, total / 2)
         XCTAssertEqual(res.endpoint("GET /home")?.latency.corrected.count, total / 2)
-        XCTAssertEqual(res.metric(Recorder.schedulingLag)?.corrected.count, total)
+        XCTAssertEqual(res.metric(MetricName.schedulingLag)?.corrected.count, total)
         XCTAssertEqual(res.metric("assessment_turnaround")?.windows.reduce(0) { $0 + $1.corrected.count }, total / 2)
         XCTAssertEqual(r.liveTotals().requests, total / 2)
     }

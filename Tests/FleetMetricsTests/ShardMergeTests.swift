@@ -46,8 +46,8 @@ final class ShardMergeTests: XCTestCase {
                 let global = UInt64(k + late[s]) * window + UInt64(extra[s]) * 1_000_000 + within
                 let value = Int64(rng.lognormal(median: 20_000, sigma: 1.5))
                 let metric = "m\(rng.next() % 3)"
-                parts[s].recordValue(metric, micros: value, at: clocks[s] + local)
-                all.recordValue(metric, micros: value, at: singleStart + global)
+                parts[s].recordValue(MetricName(metric), micros: value, at: clocks[s] + local)
+                all.recordValue(MetricName(metric), micros: value, at: singleStart + global)
                 // A request whose whole life is inside the same quarter of the window.
                 let latency = UInt64(rng.next() % (window / 8))
                 let status: Int? = rng.chance(0.1) ? 503 : (rng.chance(0.03) ? nil : 200)
@@ -124,9 +124,9 @@ final class ShardMergeTests: XCTestCase {
         let onTime = Recorder(startNanos: 0), late = Recorder(startNanos: 0), slow = Recorder(startNanos: 0)
         for i in 0..<100 {
             let at = UInt64(i) * 10_000_000
-            onTime.recordLatency("x", intended: at, actual: at + 1_000_000, end: at + 2_000_000)
-            late.recordLatency("x", intended: at, actual: at + 1_000_000, end: at + 2_000_000)
-            slow.recordLatency("x", intended: at, actual: at + 400_000_000, end: at + 401_000_000)  // 400 ms late
+            onTime.recordLatency(MetricName("x"), intended: at, actual: at + 1_000_000, end: at + 2_000_000)
+            late.recordLatency(MetricName("x"), intended: at, actual: at + 1_000_000, end: at + 2_000_000)
+            slow.recordLatency(MetricName("x"), intended: at, actual: at + 400_000_000, end: at + 401_000_000)  // 400 ms late
         }
         let merged = try ShardMerge.merge([
             .init(source: "0", results: onTime.snapshot(meta(shard: 0, of: 3))),

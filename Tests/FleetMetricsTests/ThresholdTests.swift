@@ -5,7 +5,7 @@ final class ThresholdTests: XCTestCase {
     private func results() -> RunResults {
         let r = Recorder(startNanos: 0)
         // 100 turnarounds of 1…100 ms; 200 requests of which 3 failed; 4 dropped arrivals.
-        for i in 1...100 { r.recordLatency("assessment_turnaround", intended: 0, actual: 0, end: UInt64(i) * 1_000_000) }
+        for i in 1...100 { r.recordLatency(MetricName("assessment_turnaround"), intended: 0, actual: 0, end: UInt64(i) * 1_000_000) }
         for i in 0..<200 {
             r.recordRequest("GET /home", intended: 0, actual: 0, end: 2_000_000, status: i < 3 ? 500 : 200,
                             errorCode: i < 3 ? "internal" : nil, message: nil, breakdown: nil)
@@ -82,7 +82,7 @@ final class ThresholdTests: XCTestCase {
 
     func testGeneratorBehindIsReportedForLagAndDroppedArrivals() {
         let r = Recorder(startNanos: 0)
-        for i in 0..<100 { r.recordLatency("x", intended: 0, actual: i < 5 ? 200_000_000 : 0, end: 300_000_000) }
+        for i in 0..<100 { r.recordLatency(MetricName("x"), intended: 0, actual: i < 5 ? 200_000_000 : 0, end: 300_000_000) }
         var res = r.snapshot(RunMetadata(runId: "t", profile: "p", seed: 1, target: "x", startedAt: "now"))
         let reasons = res.generatorBehindReasons()
         XCTAssertEqual(reasons.count, 1)

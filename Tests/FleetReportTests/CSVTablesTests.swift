@@ -5,9 +5,9 @@ import XCTest
 final class CSVTablesTests: XCTestCase {
     private func small() -> RunResults {
         let r = Recorder(startNanos: 0)
-        r.recordLatency("settlement", intended: 0, actual: 0, end: 12_345_000)
-        r.recordLatency("settlement", intended: 0, actual: 0, end: 2_000_000, failed: true)
-        r.recordLatency("zz_custom", intended: 0, actual: 0, end: 1_000_000)
+        r.recordLatency(MetricName("settlement"), intended: 0, actual: 0, end: 12_345_000)
+        r.recordLatency(MetricName("settlement"), intended: 0, actual: 0, end: 2_000_000, failed: true)
+        r.recordLatency(MetricName("zz_custom"), intended: 0, actual: 0, end: 1_000_000)
         r.recordRequest("GET /home", intended: 0, actual: 0, end: 1_500_000_000, status: 500, errorCode: "internal",
                         message: "boom, \"bad\"", breakdown: RequestBreakdown(dnsMicros: 5, connectMicros: 50, firstByteMicros: 900, totalMicros: 1000))
         r.recordRequest("GET /home", intended: 0, actual: 0, end: 3_000_000, status: 200, errorCode: nil, message: nil, breakdown: nil)

@@ -38,10 +38,10 @@ enum FixtureFeed {
                 let intended = UInt64(s) * second + UInt64(k) * (second / 3)
                 let actual = intended + lag
                 let turnaround = rng.lognormal(median: 2.2e9 * slowdown, sigma: 0.35)
-                r.recordLatency("assessment_turnaround", intended: intended, actual: actual, end: actual + UInt64(turnaround))
-                r.recordValue("assessment_turnaround_server", micros: Int64(turnaround / 1000 * 0.85), at: actual + UInt64(turnaround))
+                r.recordLatency(MetricName("assessment_turnaround"), intended: intended, actual: actual, end: actual + UInt64(turnaround))
+                r.recordValue(MetricName("assessment_turnaround_server"), micros: Int64(turnaround / 1000 * 0.85), at: actual + UInt64(turnaround))
                 if k == 0 {
-                    r.recordLatency("settlement", intended: intended, actual: actual,
+                    r.recordLatency(MetricName("settlement"), intended: intended, actual: actual,
                                     end: actual + UInt64(rng.lognormal(median: 60e6 * slowdown, sigma: 0.5)))
                 }
                 let cohort = cohorts[(s + k) % 2]

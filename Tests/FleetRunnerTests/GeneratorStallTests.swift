@@ -15,12 +15,12 @@ final class GeneratorStallTests: XCTestCase {
         let intended = start &+ 200_000_000
         await Pause.until(intended)
         let actual = MonotonicClock.now()
-        recorder.recordLatency("probe", intended: intended, actual: actual, end: actual)
+        recorder.recordLatency(MetricName("probe"), intended: intended, actual: actual, end: actual)
         await stall.value
         let late = Double(actual &- intended) / 1e9
         XCTAssertGreaterThan(late, 0.3, "the user resumed \(late) s late; the stall should hold it until ~0.6 s")
         let r = recorder.snapshot(.init(runId: "t", profile: "t", seed: 1, target: "-", startedAt: "-"))
-        let lag = r.metric(Recorder.schedulingLag)?.corrected.max ?? 0
+        let lag = r.metric(MetricName.schedulingLag)?.corrected.max ?? 0
         XCTAssertGreaterThan(lag, 300_000)
         XCTAssertEqual(r.generatorBehindReasons(lagP99BoundMicros: 100_000).count, 1)
     }

@@ -18,7 +18,7 @@ final class ProfileCohortMixTests: XCTestCase {
         let byCohort = try Profile.parse(profile(#""cohorts": {"new": 1, "expired": 1}"#), file: "mix.json").scenarios[0]
         XCTAssertEqual(byCohort.journeys, [:])
         var random = SeededRandom(seed: 7, stream: 7)
-        var counts: [String: [String: Int]] = [:]
+        var counts: [String: [JourneyName: Int]] = [:]
         for _ in 0..<4_000 {
             let (journey, cohort) = Population.pick(journeys: byCohort.journeys, cohorts: byCohort.cohorts, random: &random)
             counts[cohort, default: [:]][journey, default: 0] += 1
@@ -36,7 +36,7 @@ final class ProfileCohortMixTests: XCTestCase {
         let explicit = try Profile.parse(profile(#""journeys": {"deleteData": 1}, "cohorts": {"new": 1, "expired": 1}"#),
                                          file: "mix.json").scenarios[0]
         for _ in 0..<50 {
-            XCTAssertEqual(Population.pick(journeys: explicit.journeys, cohorts: explicit.cohorts, random: &random).journey, "deleteData")
+            XCTAssertEqual(Population.pick(journeys: explicit.journeys, cohorts: explicit.cohorts, random: &random).journey, .deleteData)
         }
 
         XCTAssertThrowsError(try Profile.parse(profile(#""name": "none""#), file: "mix.json")) { error in

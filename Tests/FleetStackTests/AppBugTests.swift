@@ -8,7 +8,7 @@ final class AppBugTests: XCTestCase {
     /// Concurrent completes: one settlement when off; several applied (XP above one award) when on.
     func testSettleRace() throws {
         for bug in [false, true] {
-            let app = try AppStack { if bug { $0.bugs = ["settle-race"] } }
+            let app = try AppStack { if bug { $0.bugs = [.settleRace] } }
             let u = try app.signIn()
             let s = try app.sessionReadyToComplete(u)
             let bodies = AppStack.concurrently(10) { _ in
@@ -31,7 +31,7 @@ final class AppBugTests: XCTestCase {
     /// to 2 — unless days are counted in UTC.
     func testStreakUTC() throws {
         for bug in [false, true] {
-            let app = try AppStack { $0.accessTokenLifetimeS = 7 * 86_400; if bug { $0.bugs = ["streak-utc"] } }
+            let app = try AppStack { $0.accessTokenLifetimeS = 7 * 86_400; if bug { $0.bugs = [.streakUTC] } }
             let dayMs: Int64 = 86_400_000
             let nextUTCDay = (app.clock.nowMs() / dayMs + 1) * dayMs
             app.setNow(nextUTCDay + 9 * 3_600_000)  // 09:00Z = 23:00 at +14:00
@@ -73,7 +73,7 @@ final class AppBugTests: XCTestCase {
     /// lost-submit acknowledges a submit (202 queued) and never assesses it.
     func testLostSubmit() throws {
         for bug in [false, true] {
-            let app = try AppStack { if bug { $0.bugs = ["lost-submit"]; $0.lostSubmitFraction = 1 } }
+            let app = try AppStack { if bug { $0.bugs = [.lostSubmit]; $0.lostSubmitFraction = 1 } }
             let u = try app.signIn()
             let s = try app.startSession(u)
             let a = try app.record(u, session: s, round: 1, clip: AppClips.speech())
@@ -85,7 +85,7 @@ final class AppBugTests: XCTestCase {
     /// stale-resume: home offers an abandoned session to resume.
     func testStaleResume() throws {
         for bug in [false, true] {
-            let app = try AppStack { if bug { $0.bugs = ["stale-resume"] } }
+            let app = try AppStack { if bug { $0.bugs = [.staleResume] } }
             let u = try app.signIn()
             let s = try app.startSession(u)
             XCTAssertEqual(try app.call("POST", "/sessions/\(s)/abandon", token: u.token).status, 200)
@@ -100,8 +100,7 @@ final class AppBugTests: XCTestCase {
     }
 
     func testUnknownBugIsRefused() {
-        var s = StackSettings()
-        s.bugs = ["settle-rice"]
-        XCTAssertThrowsError(try s.validate()) { XCTAssertTrue("\($0)".contains("settle-rice")) }
+        let json = Data(#"{"bugs": ["settle-rice"]}"#.utf8)
+        XCTAssertThrowsError(try JSONDecoder().decode(StackSettings.self, from: json)) { XCTAssertTrue("\($0)".contains("settle-rice")) }
     }
 }

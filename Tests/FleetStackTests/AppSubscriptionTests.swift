@@ -66,7 +66,7 @@ final class AppSubscriptionTests: XCTestCase {
     /// would be) extend once; with `dup-transaction` on, each one extends.
     func testConcurrentDuplicatePurchasesExtendOnceUnlessTheBugIsOn() throws {
         for bug in [false, true] {
-            let app = try AppStack { $0.newUserEntitlement = "none"; if bug { $0.bugs = ["dup-transaction"] } }
+            let app = try AppStack { $0.newUserEntitlement = "none"; if bug { $0.bugs = [.dupTransaction] } }
             let u = try app.signIn()
             let now = app.clock.nowMs()
             let jws = AppStack.signedTransaction(id: "dup-1", purchaseMs: now, durationMs: 30 * day, offer: "none")

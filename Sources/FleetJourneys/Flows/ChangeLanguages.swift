@@ -11,7 +11,7 @@ import FleetCore
 /// Every code sent is one `GET /config` listed (`device.languages`, the bundled default when the
 /// config lacks the lists); a server offering a single practice language leaves nothing to toggle.
 public struct ChangeLanguages: Journey {
-    public let name = "changeLanguages"
+    public let name = JourneyName.changeLanguages.rawValue
     public var keys: JourneyKeys {
         .startSession + .session + .microphone
             + JourneyKeys(decisions: ["session_in_progress", "change_ui_locale", "follow_device", "change_practice", "finish_session"],

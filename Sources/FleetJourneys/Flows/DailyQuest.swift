@@ -10,7 +10,7 @@ import FleetCore
 /// per first settlement. With the profile's `kill_rate`, a share of users is killed on the way
 /// and resumes as in `killAndResume`.
 public struct DailyQuest: Journey {
-    public let name = "dailyQuest"
+    public let name = JourneyName.dailyQuest.rawValue
     public var keys: JourneyKeys { .killed }  // a share is killed (`kill_rate`) and resumes
 
     public init() {}
@@ -63,10 +63,10 @@ extension VirtualUser {
         let failed: Bool
         if case .failure = result { failed = true } else { failed = false }
         if replay {
-            world.recorder.recordLatency("settlement_replay", intended: intended, actual: actual, end: end, failed: failed)
+            world.recorder.recordLatency(.settlementReplay, intended: intended, actual: actual, end: end, failed: failed)
         } else {
-            world.recorder.recordLatency("settlement", intended: intended, actual: actual, end: end, failed: failed)
-            world.recorder.recordLatency("settlement_e2e", intended: assessedSeen, actual: assessedSeen, end: end, failed: failed)
+            world.recorder.recordLatency(.settlement, intended: intended, actual: actual, end: end, failed: failed)
+            world.recorder.recordLatency(.settlementE2E, intended: assessedSeen, actual: assessedSeen, end: end, failed: failed)
         }
         // A response was seen (settlement or error): nothing is left to replay after a kill.
         device.pendingSettlement = nil

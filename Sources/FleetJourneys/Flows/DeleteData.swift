@@ -11,7 +11,7 @@ import FleetCore
 ///   gone from `GET /growth` and stats are refetched.
 /// A check that does not hold ends the journey `failed(deletion_incomplete)`.
 public struct DeleteData: Journey {
-    public let name = "deleteData"
+    public let name = JourneyName.deleteData.rawValue
     public var keys: JourneyKeys {
         JourneyKeys(decisions: ["delete_session", "delete_account", "cancel"], thinkTimes: ["settings", "confirm", "growth"])
     }

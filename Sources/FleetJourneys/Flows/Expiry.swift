@@ -7,7 +7,7 @@ import FleetCore
 /// `POST /sessions` answers `402` and the paywall's expired-return follows: resubscribe and
 /// practise, or leave.
 public struct Expiry: Journey {
-    public let name = "expiry"
+    public let name = JourneyName.expiry.rawValue
     public var keys: JourneyKeys { .quest + JourneyKeys(decisions: ["offline_in_grace"]) }
     /// Longest wait for the lapse, so a stack that never expires cannot hold a user forever.
     static let maxWaitMs = 600_000.0

@@ -9,7 +9,7 @@ import FleetCore
 /// mic prompt — a denial is flow 5 —, one round with its recoveries), the plan polled while the
 /// plan job runs, the hard paywall, and home first-time; some users start today's session.
 public struct FirstLaunch: Journey {
-    public let name = "firstLaunch"
+    public let name = JourneyName.firstLaunch.rawValue
     public var keys: JourneyKeys {
         .diagnostic + .microphone + .recording + .firstLaunchPaywall + .quest + JourneyKeys(decisions: ["start_first_session"])
     }

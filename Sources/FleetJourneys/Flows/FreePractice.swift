@@ -9,7 +9,7 @@ import FleetCore
 /// within 7 days; the repeat must earn discounted XP (`xp.repeat_discount`), else the journey
 /// fails with `repeat_discount_missing`.
 public struct FreePractice: Journey {
-    public let name = "freePractice"
+    public let name = JourneyName.freePractice.rawValue
     public var keys: JourneyKeys {
         .startSession + .session + .microphone
             + JourneyKeys(decisions: ["filter_language", "filter_topic", "tap_locked", "repeat"], thinkTimes: ["library", "toast"])
@@ -45,7 +45,7 @@ public struct FreePractice: Journey {
             // CCR-3: a locked row shows its hint; no session is created.
             user.reach("locked_toast")
             // State matrix: a locked row without `unlock_hint` shows fallback copy; count how often.
-            user.world.recorder.count(locked.unlockHint == nil ? "unlock_hint_missing" : "unlock_hint_toasts")
+            user.world.recorder.count(locked.unlockHint == nil ? .unlockHintMissing : .unlockHintToasts)
             try await user.think("toast")
         }
         let unlocked = list.items.filter { !$0.locked }

@@ -5,7 +5,7 @@ import FleetCore
 /// relaunch delay the upload queue drains, home offers `resume_session`, and the user either
 /// continues it (routed by `stage`, down to a replayed settlement) or abandons it.
 public struct KillAndResume: Journey {
-    public let name = "killAndResume"
+    public let name = JourneyName.killAndResume.rawValue
     public var keys: JourneyKeys { .killed }
     /// The step the app dies in; nil draws one per user from `killSteps`.
     public let killStep: String?

@@ -6,7 +6,7 @@ import FleetCore
 /// when it expired (same Idempotency-Key), the file is put again and submitted, and the quest
 /// goes on. The recording loop does the work (`cutAndReconnect`); this picks the round.
 public struct OfflineUpload: Journey {
-    public let name = "offlineUpload"
+    public let name = JourneyName.offlineUpload.rawValue
     public var keys: JourneyKeys { .quest + JourneyKeys(decisions: ["cut_round2"]) }
     /// The round whose upload is cut; nil lets the user's generator choose (round 2 with
     /// `offlineUpload.cut_round2`, default 0.5).

@@ -11,7 +11,7 @@ import FleetCore
 /// there, after which recording goes on normally: the diagnostic to its result, the daily
 /// session to its settlement — or goes back to the article (`abandoned(mic_denied)`).
 public struct PermissionDenied: Journey {
-    public let name = "permissionDenied"
+    public let name = JourneyName.permissionDenied.rawValue
     public var keys: JourneyKeys { .diagnostic + .microphone + .recording + .quest }
 
     public init() {}

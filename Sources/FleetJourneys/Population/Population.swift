@@ -32,32 +32,32 @@ import FleetMetrics
 /// `expires_date` seen, so a lapse cannot follow a live subscription without waiting it out.
 public enum Population {
     /// Journeys each cohort walks, with weights: what a scenario without `journeys` uses (`pick`).
-    public static let defaultJourneyWeights: [String: [String: Double]] = [
-        "new": ["firstLaunch": 0.9, "permissionDenied": 0.1],
-        "returning": ["dailyQuest": 0.55, "freePractice": 0.2, "killAndResume": 0.05, "offlineUpload": 0.05,
-                      "changeLanguages": 0.05, "deleteData": 0.05, "firstLaunch": 0.05],
-        "trial": ["dailyQuest": 0.55, "freePractice": 0.25, "permissionDenied": 0.1, "changeLanguages": 0.1],
-        "subscriber": ["dailyQuest": 0.55, "freePractice": 0.2, "killAndResume": 0.1, "offlineUpload": 0.05, "deleteData": 0.1],
-        "at_risk": ["expiry": 0.5, "dailyQuest": 0.3, "freePractice": 0.2],
-        "expired": ["expiry": 0.7, "dailyQuest": 0.2, "deleteData": 0.1],
-        "reactivated": ["dailyQuest": 0.6, "freePractice": 0.3, "changeLanguages": 0.1],
+    public static let defaultJourneyWeights: [String: [JourneyName: Double]] = [
+        "new": [.firstLaunch: 0.9, .permissionDenied: 0.1],
+        "returning": [.dailyQuest: 0.55, .freePractice: 0.2, .killAndResume: 0.05, .offlineUpload: 0.05,
+                      .changeLanguages: 0.05, .deleteData: 0.05, .firstLaunch: 0.05],
+        "trial": [.dailyQuest: 0.55, .freePractice: 0.25, .permissionDenied: 0.1, .changeLanguages: 0.1],
+        "subscriber": [.dailyQuest: 0.55, .freePractice: 0.2, .killAndResume: 0.1, .offlineUpload: 0.05, .deleteData: 0.1],
+        "at_risk": [.expiry: 0.5, .dailyQuest: 0.3, .freePractice: 0.2],
+        "expired": [.expiry: 0.7, .dailyQuest: 0.2, .deleteData: 0.1],
+        "reactivated": [.dailyQuest: 0.6, .freePractice: 0.3, .changeLanguages: 0.1],
     ]
 
     /// The cohort and journey of one arriving user, drawn from `random`. A scenario that names its
     /// `journeys` draws the journey from them and then the cohort (the order its seeds were drawn
     /// in before cohorts had mixes); one that names only `cohorts` (empty `journeys`) draws the
     /// cohort, then a journey from that cohort's `defaultJourneyWeights`.
-    public static func pick(journeys: [String: Double], cohorts: [String: Double],
-                            random: inout SeededRandom) -> (journey: String, cohort: String) {
+    public static func pick(journeys: [JourneyName: Double], cohorts: [String: Double],
+                            random: inout SeededRandom) -> (journey: JourneyName, cohort: String) {
         let explicit = journeys.isEmpty ? nil : draw(journeys, &random)
         let cohort = cohorts.isEmpty ? "new" : draw(cohorts, &random)
         // Profile validation allows only known cohorts, all of which have a mix; the daily quest
         // is the fallback for a caller that skipped it.
-        return (explicit ?? draw(defaultJourneyWeights[cohort] ?? ["dailyQuest": 1], &random), cohort)
+        return (explicit ?? draw(defaultJourneyWeights[cohort] ?? [.dailyQuest: 1], &random), cohort)
     }
 
     /// One name by weight; names are sorted first so that a seed gives the same draw in every run.
-    private static func draw(_ weights: [String: Double], _ random: inout SeededRandom) -> String {
+    private static func draw<Name: Comparable>(_ weights: [Name: Double], _ random: inout SeededRandom) -> Name {
         let names = weights.keys.sorted()
         return names[random.weightedIndex(names.map { weights[$0]! })]
     }
@@ -74,7 +74,7 @@ public enum Population {
         let recorder = user.world.recorder
         let started = MonotonicClock.now()
         recorder.journeyStarted(JourneyResult.warmup, cohort: user.cohort)
-        let result = await RequestScope.$endpointPrefix.withValue(Endpoints.warmupPrefix) { () async -> Result<Void, Warmup.Failure> in
+        let result = await RequestScope.$endpointScope.withValue(.warmup) { () async -> Result<Void, Warmup.Failure> in
             do throws(Warmup.Failure) {
                 try await warmup.run(plan)
                 return .success(())

@@ -79,7 +79,7 @@ extension VirtualUser {
         case .success:
             return false
         case .failure(.interrupted) where killed:
-            world.recorder.count("app_kills")
+            world.recorder.count(.appKills)
             return true
         case let .failure(stop):
             throw stop

@@ -82,7 +82,7 @@ extension VirtualUser {
         if Task.isCancelled { throw .interrupted(step: step) }
         if case let .failure(e) = cut, !e.isAborted { throw stop(for: e) }
         reach("round\(round)_offline")
-        world.recorder.count("uploads_cut")
+        world.recorder.count(.uploadsCut)
         try await pause(ms: world.behaviour.offlineDuration.sample(&random))
         reach("round\(round)_reconnect")
         if let expires = ticket.expiresAtMillis, WallClock.nowMillis() >= expires {
@@ -113,10 +113,10 @@ extension VirtualUser {
         guard measured else { return current }
         let seen = MonotonicClock.now()
         let metricEnd = submitted.isTerminal ? acceptedAt : seen
-        world.recorder.recordLatency("assessment_turnaround", intended: acceptedAt, actual: acceptedAt, end: metricEnd,
+        world.recorder.recordLatency(.assessmentTurnaround, intended: acceptedAt, actual: acceptedAt, end: metricEnd,
                                      failed: current.status != "assessed")
         if let s = current.submittedAtMillis, let a = current.assessedAtMillis, a >= s {
-            world.recorder.recordValue("assessment_turnaround_server", micros: (a - s) * 1000, at: seen)
+            world.recorder.recordValue(.assessmentTurnaroundServer, micros: (a - s) * 1000, at: seen)
         }
         return current
     }

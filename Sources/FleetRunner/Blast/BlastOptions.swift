@@ -1,3 +1,4 @@
+import FleetCore
 import Foundation
 
 /// What `fleet blast` drives: one GET, repeated over N connections for D seconds, optionally at a
@@ -21,29 +22,29 @@ public struct BlastOptions: Sendable {
     public func validate() throws {
         guard let parts = URLComponents(string: url), let scheme = parts.scheme?.lowercased(),
               scheme == "http" || scheme == "https", let host = parts.host, !host.isEmpty else {
-            throw BlastError("URL '\(url)': expected http://HOST[:PORT]/PATH")
+            throw RunnerError.badInput("URL '\(url)': expected http://HOST[:PORT]/PATH")
         }
-        guard Self.isLoopback(host) else {
-            throw BlastError("URL '\(url)': host '\(host)' is not loopback; blast only targets 127.0.0.0/8, ::1 or localhost")
+        guard Loopback.isLoopbackHost(host) else {
+            throw RunnerError.badInput("URL '\(url)': host '\(host)' is not loopback; blast only targets 127.0.0.0/8, ::1 or localhost")
         }
         guard (1...100_000).contains(connections) else {
-            throw BlastError("-c \(connections): connections must be 1...100000")
+            throw RunnerError.badInput("-c \(connections): connections must be 1...100000")
         }
         guard durationSeconds > 0, durationSeconds <= 3600 else {
-            throw BlastError("-d \(durationSeconds): duration must be > 0 and ≤ 3600 seconds")
+            throw RunnerError.badInput("-d \(durationSeconds): duration must be > 0 and ≤ 3600 seconds")
         }
         if let rate, !(rate > 0 && rate <= 10_000_000) {
-            throw BlastError("-R \(rate): rate must be > 0 and ≤ 10000000 requests/s")
+            throw RunnerError.badInput("-R \(rate): rate must be > 0 and ≤ 10000000 requests/s")
         }
         guard (1...64).contains(ioThreads) else {
-            throw BlastError("-t \(ioThreads): I/O threads must be 1...64")
+            throw RunnerError.badInput("-t \(ioThreads): I/O threads must be 1...64")
         }
         guard timeoutSeconds > 0, timeoutSeconds <= 600 else {
-            throw BlastError("--timeout \(timeoutSeconds): must be > 0 and ≤ 600 seconds")
+            throw RunnerError.badInput("--timeout \(timeoutSeconds): must be > 0 and ≤ 600 seconds")
         }
         let limit = Self.openFileLimit()
         guard connections + Self.reservedDescriptors <= limit else {
-            throw BlastError("-c \(connections): needs about \(connections + Self.reservedDescriptors) open files, but the limit is \(limit) (raise it with ulimit -n)")
+            throw RunnerError.badInput("-c \(connections): needs about \(connections + Self.reservedDescriptors) open files, but the limit is \(limit) (raise it with ulimit -n)")
         }
     }
 
@@ -74,17 +75,4 @@ public struct BlastOptions: Sendable {
         let path = URLComponents(string: url)?.path ?? ""
         return "GET " + (path.isEmpty ? "/" : path)
     }
-
-    static func isLoopback(_ host: String) -> Bool {
-        let h = host.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
-        if h == "localhost" || h == "::1" || h == "0:0:0:0:0:0:0:1" { return true }
-        let octets = h.split(separator: ".", omittingEmptySubsequences: false)
-        return octets.count == 4 && octets[0] == "127" && octets.allSatisfy { UInt8($0) != nil }
-    }
-}
-
-/// A blast that cannot start: which option was wrong and why.
-public struct BlastError: Error, CustomStringConvertible {
-    public let description: String
-    public init(_ message: String) { description = message }
 }

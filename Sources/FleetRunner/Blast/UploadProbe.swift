@@ -58,15 +58,15 @@ public struct UploadProbeResult: Sendable {
 /// the same `HTTPEngine` configuration a run uses (issue 6: < 100 MB over the same number of GETs).
 public enum UploadProbe {
     public static func run(_ options: UploadProbeOptions) throws -> UploadProbeResult {
-        guard options.users > 0 else { throw ProbeError("users must be > 0, got \(options.users)") }
-        guard options.timeoutSeconds > 0 else { throw ProbeError("timeout must be > 0") }
+        guard options.users > 0 else { throw RunnerError.badInput("users must be > 0, got \(options.users)") }
+        guard options.timeoutSeconds > 0 else { throw RunnerError.badInput("timeout must be > 0") }
         var config = HTTPEngine.Configuration()
         if let cap = options.maxConcurrentUploads { config.maxConcurrentUploads = cap }
         let engine = try HTTPEngine(configuration: config)
         defer { engine.shutdown() }
         var clip: SharedBytes?
         if let path = options.clipPath {
-            do { clip = try SharedBytes(mappingFile: path) } catch { throw ProbeError("cannot map clip \(path): \(error)") }
+            do { clip = try SharedBytes(mappingFile: path) } catch { throw RunnerError.badInput("cannot map clip \(path): \(error)") }
             // Touch every page once, so the clip's own pages are in the baseline, not the growth.
             _ = clip!.withUnsafeBytes { raw in raw.reduce(0) { $0 &+ Int($1) } }
         }
@@ -112,12 +112,6 @@ public enum UploadProbe {
         }
         return nil
     }
-}
-
-/// A probe's bad input, with what was expected.
-public struct ProbeError: Error, CustomStringConvertible {
-    public let description: String
-    init(_ description: String) { self.description = description }
 }
 
 /// Outcome counts and latencies from completion handlers. `@unchecked Sendable`: every field

@@ -35,7 +35,7 @@ public final class CapacityRun: @unchecked Sendable {
 
     public func run() async throws -> RunOutcome {
         let profile = options.profile
-        guard !profile.scenarios.isEmpty else { throw RunInputError(description: "\(profile.name): no scenario to search with") }
+        guard !profile.scenarios.isEmpty else { throw RunnerError.badInput("\(profile.name): no scenario to search with") }
         let (base, stack) = try RunTarget.resolve(target: options.effectiveTarget, allowRemote: options.allowRemote,
                                                     settings: profile.stack, launcher: launcher, say: say)
         defer { stack?.stop() }
@@ -45,7 +45,7 @@ public final class CapacityRun: @unchecked Sendable {
         defer { engine.shutdown() }
         try await Preflight.check(base: base, engine: engine, timeoutS: options.reachTimeoutS)
         let recordings: any RecordingSource
-        do { recordings = try loadRecordings() } catch { throw RunInputError(description: "\(error)") }
+        do { recordings = try loadRecordings() } catch { throw RunnerError.badInput("\(error)") }
 
         let settings = profile.capacity ?? CapacitySettings.defaults(maxLagMs: profile.maxLagMs)
         let cores = Double(ProcessInfo.processInfo.activeProcessorCount)
@@ -136,7 +136,7 @@ extension CapacityRun {
         }
         let s = profile.scenarios[0]
         let others = profile.scenarios.count > 1 ? "; scenarios after the first are not offered" : ""
-        let journeys = s.journeys.isEmpty ? "each cohort's default mix" : s.journeys.keys.sorted().joined(separator: ", ")
+        let journeys = s.journeys.isEmpty ? "each cohort's default mix" : s.journeys.keys.map(\.rawValue).sorted().joined(separator: ", ")
         return "capacity: each step offers scenario \(s.name) (\(journeys))\(others)"
     }
 }

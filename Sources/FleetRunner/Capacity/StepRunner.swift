@@ -131,21 +131,21 @@ struct WindowProbe {
         let r = recorder.snapshot(RunMetadata(runId: "", profile: "", seed: 0, target: "", startedAt: "",
                                               plannedDurationSeconds: 0, actualDurationSeconds: 0))
         var w = StepWindow()
-        func win(_ name: String) -> MetricWindow? { r.metric(name)?.windows.first { $0.index == k } }
-        if let t = win(Recorder.assessmentTurnaround) { w.turnaround = t.corrected; w.assessments = t.corrected.count }
-        if let s = win("settlement") { w.settlement = s.corrected }
-        if let s = win("assessment_turnaround_server") { w.serverTurnaround = s.corrected }
-        if let l = win(Recorder.schedulingLag) { w.lag = l.corrected }
+        func win(_ name: MetricName) -> MetricWindow? { r.metric(name)?.windows.first { $0.index == k } }
+        if let t = win(.assessmentTurnaround) { w.turnaround = t.corrected; w.assessments = t.corrected.count }
+        if let s = win(.settlement) { w.settlement = s.corrected }
+        if let s = win(.assessmentTurnaroundServer) { w.serverTurnaround = s.corrected }
+        if let l = win(.schedulingLag) { w.lag = l.corrected }
         for e in r.endpoints {
             guard let ew = e.latency.windows.first(where: { $0.index == k }) else { continue }
             w.requests += ew.corrected.count
             w.errors += ew.errors
-            if e.name == "POST /attempts/{id}/submit" { w.submits += ew.corrected.count - ew.errors }
+            if e.name == Route.submitAttempt.rawValue { w.submits += ew.corrected.count - ew.errors }
         }
         let journeys = r.measuredJourneys.reduce(Int64(0)) { $0 + $1.completed }
-        let dropped = r.counters["dropped_arrivals"] ?? 0
-        let users = r.counters.filter { $0.key.hasPrefix("users_started:") }.reduce(Int64(0)) { $0 + $1.value }
-        let sessions = (r.endpoint("POST /sessions")?.statuses ?? [:]).filter { $0.key.hasPrefix("2") }.reduce(Int64(0)) { $0 + $1.value }
+        let dropped = r.counter(.droppedArrivals) ?? 0
+        let users = r.counterOverScenarios(.usersStarted)
+        let sessions = (r.endpoint(Route.createSession.rawValue)?.statuses ?? [:]).filter { $0.key.hasPrefix("2") }.reduce(Int64(0)) { $0 + $1.value }
         w.journeysCompleted = journeys - last.journeys
         w.dropped = dropped - last.dropped
         w.usersStarted = users - last.users

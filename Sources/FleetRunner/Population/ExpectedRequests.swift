@@ -23,11 +23,11 @@ public struct ExpectedRequests: Sendable {
         let cohortTotal = spec.cohorts.values.reduce(0, +)
         var out: [String: Double] = [:]
         for (cohort, share) in spec.cohorts where share > 0 {
-            let mix = spec.journeysByCohort[cohort] ?? Population.defaultJourneyWeights[cohort] ?? ["dailyQuest": 1]
+            let mix = spec.journeysByCohort[cohort] ?? Population.defaultJourneyWeights[cohort] ?? [.dailyQuest: 1]
             let mixTotal = mix.values.reduce(0, +)
             for (journey, w) in mix where w > 0 {
                 let weight = share / max(cohortTotal, 1e-12) * w / max(mixTotal, 1e-12) * (1 - gated)
-                for (endpoint, n) in RequestsPerVisit.measured[journey] ?? [:] { out[endpoint, default: 0] += weight * n }
+                for (endpoint, n) in RequestsPerVisit.measured[journey.rawValue] ?? [:] { out[endpoint, default: 0] += weight * n }
             }
         }
         // A gated app's sign-in is answered 426 and the visit ends there.

@@ -7,7 +7,7 @@ struct PopulationVisitLease {
     var user: Int
     var device: Device
     var cohort: String
-    var journey: String
+    var journey: JourneyName
     /// The device has visited before (its account, history and entitlement are on the stack).
     var returning: Bool
 }
@@ -40,7 +40,7 @@ extension Fleet {
 extension Fleet {
     /// For a scenario with `visitors`: user `local` as a new user of that population (its traits,
     /// its cohort, a journey from its cohort's mix). nil for other scenarios.
-    func visitorDraw(scenario: Scenario, local: Int, random: inout SeededRandom) -> (journey: String, cohort: String, credentials: Credentials)? {
+    func visitorDraw(scenario: Scenario, local: Int, random: inout SeededRandom) -> (journey: JourneyName, cohort: String, credentials: Credentials)? {
         guard let spec = scenario.visitors else { return nil }
         let traits = PopulationUser.draw(spec, seed: profile.seed, index: local)
         let (journey, _) = Population.pick(journeys: spec.journeysByCohort[traits.cohort] ?? [:], cohorts: [traits.cohort: 1],

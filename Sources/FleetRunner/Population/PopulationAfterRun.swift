@@ -1,3 +1,4 @@
+import FleetClient
 import FleetMetrics
 
 extension Profile {
@@ -6,10 +7,10 @@ extension Profile {
     /// times the curve's peak rate).
     public func populationLines(after r: RunResults) -> [String] {
         guard let curve = arrivalCurve else { return [] }
-        let visits = r.counters.filter { $0.key.hasPrefix("users_started:") }.reduce(Int64(0)) { $0 + $1.value }
+        let visits = r.counterOverScenarios(.usersStarted)
         guard visits > 0 else { return ["population: no visit started"] }
         var out: [String] = []
-        if let m = r.metric("user_start"), r.windowNanos > 0 {
+        if let m = r.metric(.userStart), r.windowNanos > 0 {
             let perMinute = max(1, Int(60_000_000_000 / r.windowNanos))
             var minutes: [Int: Int64] = [:]
             for w in m.windows { minutes[w.index / perMinute, default: 0] += w.corrected.count }
@@ -19,7 +20,7 @@ extension Profile {
         }
         let peak = curve.peak.rate
         // Cohort warm-ups and the end-of-run audit are the bench's set-up and checking, not the population's load.
-        let perEndpoint = r.endpoints.filter { !$0.name.hasPrefix("warmup:") && !$0.name.hasPrefix("audit:") }.map { e in (e.name, Double(e.latency.corrected.count) / Double(visits) * peak) }
+        let perEndpoint = r.endpoints.filter { !EndpointLabel.isScoped($0.name) }.map { e in (e.name, Double(e.latency.corrected.count) / Double(visits) * peak) }
             .sorted { $0.1 > $1.1 }
         let total = perEndpoint.reduce(0) { $0 + $1.1 }
         let expected = expectedRequests(curve.spec).perVisit

@@ -24,7 +24,7 @@ public struct PopulationSpec: Sendable {
     public var appVersions: [(value: String, weight: Double)] = []
     public var cohorts: [String: Double] = ["new": 1]
     /// Journey mix of a visit by cohort; a cohort not named walks its default mix.
-    public var journeysByCohort: [String: [String: Double]] = [:]
+    public var journeysByCohort: [String: [JourneyName: Double]] = [:]
     /// Mean length of a visit in seconds, for concurrent users by Little's law (L = λ·W).
     public var visitS = 120.0
     /// Two visits of one user are at least this far apart (local hours).
@@ -63,7 +63,7 @@ public struct PopulationSpec: Sendable {
         s.cohorts = r.weights(o, "cohorts", p, allowed: JourneyCatalog.cohorts) ?? s.cohorts
         if let j = r.object(o["journeys_by_cohort"], "\(p).journeys_by_cohort", known: JourneyCatalog.cohorts) {
             for k in j.keys.sorted() {
-                if let mix = r.weights(j, k, "\(p).journeys_by_cohort", allowed: Set(JourneyCatalog.all.keys)) { s.journeysByCohort[k] = mix }
+                if let mix = r.journeyWeights(j, k, "\(p).journeys_by_cohort") { s.journeysByCohort[k] = mix }
             }
         }
         s.visitS = r.number(o, "visit_s", p, greaterThan: 0) ?? s.visitS

@@ -10,8 +10,8 @@ enum KnownKeys {
     /// (`cohort.<name>.diagnostic`); otherwise what is wrong with it.
     static func probabilityProblem(_ key: String) -> String? {
         if JourneyKeys.cohortProbabilities.contains(key) { return nil }
-        guard let dot = key.firstIndex(of: "."), let journey = JourneyCatalog.all[String(key[..<dot])] else {
-            return "expected 'journey.decision' with a journey of \(JourneyCatalog.all.keys.sorted().joined(separator: ", ")), "
+        guard let dot = key.firstIndex(of: "."), let journey = JourneyName(rawValue: String(key[..<dot]))?.journey else {
+            return "expected 'journey.decision' with a journey of \(JourneyName.allCases.map(\.rawValue).sorted().joined(separator: ", ")), "
                 + "or 'cohort.<name>.diagnostic'"
         }
         let decision = String(key[key.index(after: dot)...])

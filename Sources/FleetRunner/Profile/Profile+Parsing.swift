@@ -176,7 +176,7 @@ extension Profile {
             // cohort walks its default mix (`Population.defaultJourneyWeights`).
             // A `population` scenario draws cohorts and journeys from the population section.
             let cohortsGiven = !(so["cohorts"]?.isNull ?? true) || so["model"]?["type"]?.string == PopulationModel.type
-            let journeys = r.weights(so, "journeys", p, allowed: Set(JourneyCatalog.all.keys), required: !cohortsGiven)
+            let journeys = r.journeyWeights(so, "journeys", p, required: !cohortsGiven)
                 ?? (cohortsGiven ? [:] : nil)
             let cohorts = r.weights(so, "cohorts", p, allowed: JourneyCatalog.cohorts) ?? ["new": 1]
             if let model, let journeys {

@@ -94,7 +94,7 @@ public struct Scenario: Sendable {
     public var name: String
     public var startS: Double
     public var model: WorkloadModelConfig
-    public var journeys: [String: Double]
+    public var journeys: [JourneyName: Double]
     public var cohorts: [String: Double]
     /// Race amplifiers (bug hunting); all off unless the profile sets them.
     public var amplifiers = Amplifiers()

@@ -58,14 +58,14 @@ public final class ArrivalDriver: Sendable {
     /// already sees it.
     private func begin() {
         alive.add(1)
-        recorder.count("users_started:" + scenarioName)
+        recorder.count(.usersStarted(scenarioName))
     }
 
     /// An arrival that could not start on time (no capacity): counted, never delayed. The run-wide
     /// `dropped_arrivals` is what the verdict reads; the per-scenario one says where.
     public func drop() {
-        recorder.count("dropped_arrivals")
-        recorder.count("dropped_arrivals:" + scenarioName)
+        recorder.count(.droppedArrivals)
+        recorder.count(.droppedArrivals(scenarioName))
     }
 
     /// Users of this scenario alive now.

@@ -83,12 +83,12 @@ public final class Fleet: Sendable {
         // A population's visit: the user's own traits, and its device again when it comes back.
         let lease = populationLease(scenario: scenario, local: local, random: &pick)
         if let lease {
-            guard let l = lease.value else { world.recorder.count("population_visits_skipped_busy"); return Int(stream) }
+            guard let l = lease.value else { world.recorder.count(.populationVisitsSkippedBusy); return Int(stream) }
             (journeyName, cohort, identity) = (l.journey, l.cohort, l.device.credentials)
         } else if let v = visitorDraw(scenario: scenario, local: local, random: &pick) {
             (journeyName, cohort, identity) = v
         }
-        let journey = JourneyCatalog.all[journeyName]!
+        let journey = journeyName.journey
         // A replay against a stack that already met this install makes it a new user again (same decisions).
         // (A returning visit's device already carries it from the user's first visit.)
         if let installSuffix, !identity.installId.hasSuffix(installSuffix) { identity.installId += installSuffix }
@@ -103,7 +103,7 @@ public final class Fleet: Sendable {
         let twin = amp.twinDevice > 0 && pick.chance(amp.twinDevice)
         // A returning user is one account to the checker too: its visits share one user's state.
         let checkedAs = lease?.value.map { Int(Self.stream(scenario: s, local: PopulationUser.encode(user: $0.user, visit: 0))) } ?? Int(stream)
-        let checker = world.checker?.user(checkedAs, scenario: scenario.name, journey: journeyName, credentials: identity)
+        let checker = world.checker?.user(checkedAs, scenario: scenario.name, journey: journeyName.rawValue, credentials: identity)
         func makeUser(_ credentials: Credentials, stream offset: UInt64, device: Device? = nil) -> VirtualUser {
             let u = VirtualUser(index: Int(stream), seed: profile.seed ^ offset, world: world, device: device ?? Device(credentials: credentials),
                                 cohort: cohort, start: intended)
@@ -113,7 +113,7 @@ public final class Fleet: Sendable {
         }
         let user = makeUser(identity, stream: 0, device: lease?.value?.device)
         defer { if let l = lease?.value { returning.giveBack(l.user, user.device) } }
-        world.recorder.recordLatency("user_start", intended: intended, actual: MonotonicClock.now(), end: MonotonicClock.now())
+        world.recorder.recordLatency(.userStart, intended: intended, actual: MonotonicClock.now(), end: MonotonicClock.now())
         await RequestScope.$observer.withValue(checker) {
             await RequestScope.$taps.withValue(amp.tapPolicy) {
                 // The cohort's starting state, reached through the API and recorded apart (`warmup:`);
@@ -165,7 +165,7 @@ extension Fleet {
     /// What user `local` of scenario `s` is before it walks: its journey, cohort and install,
     /// all from its own generator, so the same in a single run and in whichever shard runs it.
     public static func decisions(profile: Profile, scenario s: Int, local: Int)
-        -> (journey: String, cohort: String, credentials: Credentials) {
+        -> (journey: JourneyName, cohort: String, credentials: Credentials) {
         let scenario = profile.scenarios[s]
         var pick = SeededRandom(seed: profile.seed ^ 0x5EED_C0DE, stream: stream(scenario: s, local: local))
         // Without `journeys` in the scenario each cohort walks its default mix.

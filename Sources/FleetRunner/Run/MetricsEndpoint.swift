@@ -23,17 +23,17 @@ public final class MetricsEndpoint: @unchecked Sendable {
     /// Binds `listen` ("127.0.0.1:9464"); a non-loopback or malformed address is bad input.
     public init(listen address: String, contentType: String, body: @escaping @Sendable () -> String) throws {
         guard let colon = address.lastIndex(of: ":"), let port = Int(address[address.index(after: colon)...]), (0...65535).contains(port) else {
-            throw RunInputError(description: "--metrics-listen: expected HOST:PORT (127.0.0.1:9464), got '\(address)'")
+            throw RunnerError.badInput("--metrics-listen: expected HOST:PORT (127.0.0.1:9464), got '\(address)'")
         }
         let host = String(address[..<colon])
         var addr = sockaddr_in()
-        guard LoopbackGuard.isLoopback("http://\(host)"), inet_pton(AF_INET, host, &addr.sin_addr) == 1 else {
-            throw RunInputError(description: "--metrics-listen: \(host) is not an IPv4 loopback address (127.0.0.0/8)")
+        guard Loopback.isLoopbackHost(host), inet_pton(AF_INET, host, &addr.sin_addr) == 1 else {
+            throw RunnerError.badInput("--metrics-listen: \(host) is not an IPv4 loopback address (127.0.0.0/8)")
         }
         addr.sin_family = sa_family_t(AF_INET)
         addr.sin_port = in_port_t(UInt16(port).bigEndian)
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw RunError("--metrics-listen: socket: \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else { throw RunnerError.failed("--metrics-listen: socket: \(String(cString: strerror(errno)))") }
         var one: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
         let bound = withUnsafePointer(to: &addr) {
@@ -42,7 +42,7 @@ public final class MetricsEndpoint: @unchecked Sendable {
         guard bound == 0, Glibc.listen(fd, 16) == 0 else {
             let e = String(cString: strerror(errno))
             close(fd)
-            throw RunError("--metrics-listen: cannot listen on \(host):\(port): \(e)")
+            throw RunnerError.failed("--metrics-listen: cannot listen on \(host):\(port): \(e)")
         }
         var actual = sockaddr_in()
         var len = socklen_t(MemoryLayout<sockaddr_in>.size)

@@ -46,16 +46,16 @@ public final class ReplaySession: Sendable {
         let dir = options.runDir
         let results: RunResults
         do { results = try RunResults.load(path: dir + "/results.json") } catch {
-            throw RunInputError(description: "\(dir)/results.json: \(error)")
+            throw RunnerError.badInput("\(dir)/results.json: \(error)")
         }
         var profile: Profile
         do { profile = try Profile.load(path: dir + "/profile.json") } catch {
-            throw RunInputError(description: "\(error)")
+            throw RunnerError.badInput("\(error)")
         }
         profile.seed = results.meta.seed
         let scenario = options.user >> 40, local = options.user & ((1 << 40) - 1)
         guard scenario < profile.scenarios.count else {
-            throw RunInputError(description: "--user \(options.user): the run's profile has no scenario \(scenario)")
+            throw RunnerError.badInput("--user \(options.user): the run's profile has no scenario \(scenario)")
         }
         let wanted = Set(results.violations.filter { $0.user == options.user }.map(\.invariant))
         let runTarget = results.meta.target.hasPrefix("embedded") ? nil : results.meta.target
@@ -69,8 +69,8 @@ public final class ReplaySession: Sendable {
                 base = s.baseURL
             }
             defer { stack?.stop() }
-            if !LoopbackGuard.isLoopback(base), !options.allowRemote {
-                throw RunError("target \(base) is not a loopback address; pass --allow-remote to replay against a remote stack")
+            if !Loopback.isLoopbackURL(base), !options.allowRemote {
+                throw RunnerError.failed("target \(base) is not a loopback address; pass --allow-remote to replay against a remote stack")
             }
             say("try \(attempt)/\(options.repeats): user \(options.user) (scenario \(profile.scenarios[scenario].name)) against \(base)"
                 + (options.amplify > 0 ? " with \(options.amplify) shadow device(s)" : ""))

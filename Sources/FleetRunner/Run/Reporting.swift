@@ -14,41 +14,36 @@ enum Reporting {
         // pods writing one SQLite file on a shared volume is asking for trouble); the merged
         // run is recorded instead (`fleet merge --history`).
         let shard = results.meta.shard
-        var baselinePath = options.baselinePath == "latest" ? nil : options.baselinePath
-        var history: [HistoryRow] = []
+        var history: ReportPublisher.HistoryUse?
         if shard != nil {
             say("history: not recorded for a shard; `fleet merge … --history PATH` records the merged run")
         } else {
-            do {
-                let historyDir = (options.historyPath as NSString).deletingLastPathComponent
-                if !historyDir.isEmpty { try FileManager.default.createDirectory(atPath: historyDir, withIntermediateDirectories: true) }
-                let store = try HistoryStore(path: options.historyPath)
-                // `latest` is looked up before this run is recorded, so a run is never its own baseline.
-                if options.baselinePath == "latest" {
-                    if let l = try store.latestResults(profile: results.meta.profile) {
-                        baselinePath = l.path
-                        say("baseline: latest run of profile \(results.meta.profile), \(l.runId)")
-                    } else {
-                        say("baseline: no earlier run of profile \(results.meta.profile) in \(options.historyPath); nothing to compare")
-                    }
-                }
-                try store.append(results, resultsPath: dir + "/results.json")
-                history = try store.list(profile: results.meta.profile, limit: 20)
-            } catch {
-                say("warning: run history not updated (\(options.historyPath): \(error))")
-            }
+            history = ReportPublisher.HistoryUse(path: options.historyPath, resultsPath: dir + "/results.json",
+                                                 lookUpLatest: options.baselinePath == "latest")
         }
-        let baseline = try baselinePath.map { try RunResults.load(path: $0) }
         var comparison: RunComparison?
-        if let baseline {
-            do {
-                comparison = try Comparer(minEffect: results.meta.minEffect ?? 0.05, minAbsoluteMs: results.meta.minAbsoluteMs ?? 10)
-                    .compare(base: baseline, new: results, force: options.forceCompare)
-            } catch {
-                say("baseline not compared: \(error)")
+        let index = try ReportPublisher.publish(results, to: dir, history: history) { outcome in
+            var baselinePath = options.baselinePath == "latest" ? nil : options.baselinePath
+            if options.baselinePath == "latest", outcome.lookedUp {
+                if let l = outcome.latest {
+                    baselinePath = l.path
+                    say("baseline: latest run of profile \(results.meta.profile), \(l.runId)")
+                } else {
+                    say("baseline: no earlier run of profile \(results.meta.profile) in \(options.historyPath); nothing to compare")
+                }
             }
-        }
-        let index = try ReportWriter.write(results, to: dir, baseline: baseline, history: history, comparison: comparison)
+            if let problem = outcome.problem { say("warning: run history not updated (\(options.historyPath): \(problem))") }
+            let baseline = try baselinePath.map { try RunResults.load(path: $0) }
+            if let baseline {
+                do {
+                    comparison = try Comparer(minEffect: results.meta.minEffect ?? 0.05, minAbsoluteMs: results.meta.minAbsoluteMs ?? 10)
+                        .compare(base: baseline, new: results, force: options.forceCompare)
+                } catch {
+                    say("baseline not compared: \(error)")
+                }
+            }
+            return ReportPublisher.BaselineChoice(baseline: baseline, comparison: comparison)
+        }.index
         try extras(dir)
         var lines = Summary.lines(results)
         if let shard {
@@ -75,21 +70,6 @@ enum Reporting {
                                thresholdsFailed: shard == nil && !results.meta.passed, regressed: comparison?.regressed ?? false)
         return RunOutcome(reportDir: dir, indexPath: index, exitCode: code, summaryLines: lines)
     }
-
-    /// Appends the run to the history database and returns the profile's recent runs (a
-    /// history that cannot be written is a warning, never a lost report).
-    private static func recordHistory(_ results: RunResults, path: String, say: @Sendable (String) -> Void) -> [HistoryRow] {
-        do {
-            let historyDir = (path as NSString).deletingLastPathComponent
-            if !historyDir.isEmpty { try FileManager.default.createDirectory(atPath: historyDir, withIntermediateDirectories: true) }
-            let store = try HistoryStore(path: path)
-            try store.append(results)
-            return try store.list(profile: results.meta.profile, limit: 20)
-        } catch {
-            say("warning: run history not updated (\(path): \(error))")
-            return []
-        }
-    }
 }
 
 /// The few lines printed at the end of a run: the figures people wait for, and the warnings.
@@ -97,7 +77,7 @@ enum Summary {
     static func lines(_ r: RunResults) -> [String] {
         var out: [String] = []
         for note in r.meta.notes { out.append("NOTE: \(note)") }
-        for name in ["assessment_turnaround", "assessment_turnaround_server", "settlement"] {
+        for name in MetricName.headline {
             guard let m = r.metric(name), m.corrected.count > 0 else { continue }
             let h = m.corrected
             out.append("\(name): n=\(h.count) p50 \(ms(h.value(atPercentile: 50))) ms · p99 \(ms(h.value(atPercentile: 99))) ms"

@@ -36,7 +36,7 @@ public final class ResultStream: @unchecked Sendable {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         path = (directory as NSString).appendingPathComponent(Self.fileName)
         fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw RunError("\(path): cannot open for appending (errno \(errno))") }
+        guard fd >= 0 else { throw RunnerError.failed("\(path): cannot open for appending (errno \(errno))") }
     }
 
     deinit { close(fd) }
@@ -84,7 +84,7 @@ public final class ResultStream: @unchecked Sendable {
     public static func recover(directory: String) throws -> RunResults {
         let path = (directory as NSString).appendingPathComponent(fileName)
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw RunError("\(path): no result stream to recover from (is \(directory) a run folder?)")
+            throw RunnerError.failed("\(path): no result stream to recover from (is \(directory) a run folder?)")
         }
         let decoder = JSONDecoder()
         var last: Line?
@@ -99,7 +99,7 @@ public final class ResultStream: @unchecked Sendable {
             health += line.health
             last = line
         }
-        guard var r = last?.totals else { throw RunError("\(path): no complete line in \(lines.count)") }
+        guard var r = last?.totals else { throw RunnerError.failed("\(path): no complete line in \(lines.count)") }
         for i in r.metrics.indices { r.metrics[i].windows = (metricWindows[r.metrics[i].name] ?? []).sorted { $0.index < $1.index } }
         for i in r.endpoints.indices {
             r.endpoints[i].latency.windows = (endpointWindows[r.endpoints[i].name] ?? []).sorted { $0.index < $1.index }

@@ -1,5 +1,6 @@
 import FleetCore
 import FleetJourneys
+import FleetReport
 
 /// Everything `fleet run` was asked to do, after parsing flags and the profile.
 public struct RunOptions: Sendable {
@@ -9,7 +10,7 @@ public struct RunOptions: Sendable {
     /// Reports land in `<outDir>/<run-id>/`.
     public var outDir = "reports"
     /// Run history database, relative to where the bench runs (`--history`).
-    public var historyPath = "reports/history.sqlite"
+    public var historyPath = HistoryStore.defaultPath
     /// Results of an earlier run to compare with (`--baseline FILE`), or `latest`: the newest run
     /// of the same profile in the history.
     public var baselinePath: String?
@@ -50,49 +51,3 @@ public struct RunOutcome: Sendable {
     public var summaryLines: [String]
 }
 
-public struct RunError: Error, CustomStringConvertible {
-    public var description: String
-    public init(_ d: String) { description = d }
-}
-
-/// Bad input found once the run had begun (the corpus): exit 2 like any other bad input.
-public struct RunInputError: Error, CustomStringConvertible {
-    public var description: String
-    public init(description: String) { self.description = description }
-}
-
-/// Loopback is the only place a test, a benchmark or CI may send load (127.0.0.0/8, ::1).
-public enum LoopbackGuard {
-    public static func host(of url: String) -> String? {
-        guard let schemeEnd = url.range(of: "://") else { return nil }
-        var rest = url[schemeEnd.upperBound...]
-        if let slash = rest.firstIndex(of: "/") { rest = rest[..<slash] }
-        if let at = rest.lastIndex(of: "@") { rest = rest[rest.index(after: at)...] }
-        if rest.hasPrefix("[") {
-            guard let close = rest.firstIndex(of: "]") else { return nil }
-            return String(rest[rest.index(after: rest.startIndex)..<close])
-        }
-        if let colon = rest.lastIndex(of: ":") { rest = rest[..<colon] }
-        return String(rest)
-    }
-
-    public static func isLoopback(_ url: String) -> Bool {
-        guard let h = host(of: url)?.lowercased() else { return false }
-        if h == "localhost" || h == "::1" { return true }
-        return isLoopbackAddress(h)
-    }
-
-    /// 127.0.0.0/8 or ::1 written as an IP literal (`--source-address`).
-    public static func isLoopbackAddress(_ h: String) -> Bool {
-        if h == "::1" { return true }
-        let parts = h.split(separator: ".", omittingEmptySubsequences: false)
-        return parts.count == 4 && parts[0] == "127" && parts.allSatisfy { UInt8($0) != nil }
-    }
-
-    /// An IPv4 or IPv6 literal (not a host or interface name, which libcurl would look up).
-    public static func isIPLiteral(_ h: String) -> Bool {
-        let parts = h.split(separator: ".", omittingEmptySubsequences: false)
-        if parts.count == 4 { return parts.allSatisfy { UInt8($0) != nil } }
-        return h.contains(":") && h.allSatisfy { $0.isHexDigit || $0 == ":" || $0 == "." }
-    }
-}

@@ -54,8 +54,8 @@ public final class RunSession: @unchecked Sendable {
         let (base, stack) = try RunTarget.resolve(target: options.effectiveTarget, allowRemote: options.allowRemote,
                                                     settings: profile.stack, launcher: launcher, say: say)
         defer { stack?.stop() }
-        if let a = options.sourceAddress, !LoopbackGuard.isLoopbackAddress(a), !options.allowRemote {
-            throw RunError("--source-address \(a) is not a loopback address; pass --allow-remote to send from another interface")
+        if let a = options.sourceAddress, !Loopback.isLoopbackAddress(a), !options.allowRemote {
+            throw RunnerError.failed("--source-address \(a) is not a loopback address; pass --allow-remote to send from another interface")
         }
 
         var engineConfig = HTTPEngine.Configuration()
@@ -66,7 +66,7 @@ public final class RunSession: @unchecked Sendable {
         try await Preflight.check(base: base, engine: engine, timeoutS: options.reachTimeoutS)
         let recordings: any RecordingSource
         let loadStart = MonotonicClock.now()
-        do { recordings = try loadRecordings() } catch { throw RunInputError(description: "\(error)") }
+        do { recordings = try loadRecordings() } catch { throw RunnerError.badInput("\(error)") }
         var ready = "recordings ready in \(Int(Double(MonotonicClock.now() - loadStart) / 1e6)) ms"
         if let c = recordings as? CorpusRecordings {
             ready += " (\(c.corpus.clips.count) clips, \(c.corpus.remembered) remembered from the last check)"
@@ -154,7 +154,7 @@ public final class RunSession: @unchecked Sendable {
         if let checker {
             if interrupted { auditNotes.append("audit: skipped (the run was interrupted); attempts left in flight were not polled") }
             else { await checker.audit(client: client, say: say) }
-            recorder.count("checked_users", Int64(checker.userCount))
+            recorder.count(.checkedUsers, Int64(checker.userCount))
         }
         monitor.cancel()
         sampleHealth(recorder: recorder, engine: engine)

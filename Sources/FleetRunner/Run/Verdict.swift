@@ -9,8 +9,8 @@ enum Verdict {
         var behind = r.generatorBehindReasons(lagP99BoundMicros: Int64(profile.maxLagMs * 1000)).map { "generator fell behind: \($0)" }
         // Which scenario dropped them, so the fix (its `max_users`, or a smaller rate) is obvious.
         let perScenario = profile.scenarios.compactMap { s -> String? in
-            guard let n = r.counters["dropped_arrivals:" + s.name], n > 0 else { return nil }
-            return "\(s.name) \(n) of \(n + (r.counters["users_started:" + s.name] ?? 0))"
+            guard let n = r.counter(.droppedArrivals(s.name)), n > 0 else { return nil }
+            return "\(s.name) \(n) of \(n + (r.counter(.usersStarted(s.name)) ?? 0))"
         }
         if !perScenario.isEmpty { behind.append("dropped arrivals by scenario: " + perScenario.joined(separator: ", ")) }
         r.meta.notes.insert(contentsOf: behind, at: 0)

@@ -15,8 +15,8 @@ public struct Shard: Sendable, Equatable, CustomStringConvertible {
     public static let whole = Shard(uncheckedIndex: 0, count: 1)
 
     public init(index: Int, count: Int) throws {
-        guard count >= 1 else { throw ShardError("shard count must be >= 1, got \(count)") }
-        guard index >= 0, index < count else { throw ShardError("shard index must be in 0…\(count - 1), got \(index)") }
+        guard count >= 1 else { throw RunnerError.badInput("shard count must be >= 1, got \(count)") }
+        guard index >= 0, index < count else { throw RunnerError.badInput("shard index must be in 0…\(count - 1), got \(index)") }
         self.index = index
         self.count = count
     }
@@ -30,7 +30,7 @@ public struct Shard: Sendable, Equatable, CustomStringConvertible {
     public static func parse(_ text: String) throws -> Shard {
         let parts = text.split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count == 2, let i = Int(parts[0]), let n = Int(parts[1]) else {
-            throw ShardError("expected i/N (for example 0/4), got '\(text)'")
+            throw RunnerError.badInput("expected i/N (for example 0/4), got '\(text)'")
         }
         return try Shard(index: i, count: n)
     }
@@ -49,9 +49,4 @@ public struct Shard: Sendable, Equatable, CustomStringConvertible {
     public func member(_ j: Int) -> Int { index + j * count }
 
     public var description: String { "\(index)/\(count)" }
-}
-
-public struct ShardError: Error, CustomStringConvertible {
-    public let description: String
-    public init(_ d: String) { description = d }
 }

@@ -45,7 +45,7 @@ public struct ChildProcessStackLauncher: StackLauncher {
         process.standardOutput = out
         process.standardError = FileHandle.standardError
         do { try process.run() } catch {
-            throw StackStartError("cannot start \(executable): \(error)")
+            throw RunnerError.failed("cannot start \(executable): \(error)")
         }
         let reader = LineReader(out.fileHandleForReading)
         let deadline = MonotonicClock.now() &+ UInt64(readyTimeoutS * 1e9)
@@ -60,13 +60,8 @@ public struct ChildProcessStackLauncher: StackLauncher {
         process.terminate()
         process.waitUntilExit()
         if let p = configPath { unlink(p) }
-        throw StackStartError("the embedded stack did not print READY within \(Int(readyTimeoutS)) s (exit status \(process.terminationStatus))")
+        throw RunnerError.failed("the embedded stack did not print READY within \(Int(readyTimeoutS)) s (exit status \(process.terminationStatus))")
     }
-}
-
-public struct StackStartError: Error, CustomStringConvertible {
-    public var description: String
-    init(_ d: String) { description = d }
 }
 
 /// A running child stack; stop sends SIGTERM, then SIGKILL if it lingers.

@@ -18,7 +18,7 @@ enum Preflight {
             }
             guard case let .failure(e) = result else { return }
             if attempt == 3 || e.kind == .connect || e.kind == .dns {
-                throw RunError("target \(base) is unreachable (\(e.kind.rawValue): \(e.message))")
+                throw RunnerError.failed("target \(base) is unreachable (\(e.kind.rawValue): \(e.message))")
             }
         }
     }

@@ -13,9 +13,9 @@ enum RunTarget {
             base = s.baseURL
             say("embedded stack at \(base)")
         }
-        if !LoopbackGuard.isLoopback(base), !allowRemote {
+        if !Loopback.isLoopbackURL(base), !allowRemote {
             stack?.stop()
-            throw RunError("target \(base) is not a loopback address; pass --allow-remote to load a remote stack")
+            throw RunnerError.failed("target \(base) is not a loopback address; pass --allow-remote to load a remote stack")
         }
         return (base, stack)
     }

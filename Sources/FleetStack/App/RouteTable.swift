@@ -10,7 +10,7 @@ extension StackApp {
             Route("POST", "/auth/anonymous", .open) { [unowned self] in try signIn(&$0) },
             Route("POST", "/auth/refresh", .open) { [unowned self] in try refresh(&$0) },
 
-            Route("GET", "/me", .user) { [unowned self] in .json(200, $0.user.meJSON(nowMs: $0.nowMs, utcStreak: settings.bug("streak-utc"))) },
+            Route("GET", "/me", .user) { [unowned self] in .json(200, $0.user.meJSON(nowMs: $0.nowMs, utcStreak: settings.bug(.streakUTC))) },
             Route("PATCH", "/me", .user) { [unowned self] in try patchMe(&$0) },
             Route("DELETE", "/me", .user) { [unowned self] in try deleteMe(&$0) },
             Route("PUT", "/me/push-token", .user, jsonBody: true) { [unowned self] in try putPushToken(&$0) },

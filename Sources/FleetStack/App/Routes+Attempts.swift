@@ -115,7 +115,7 @@ extension StackApp {
         try db.run("UPDATE attempts SET status = 'queued', submitted_at = ? WHERE id = ?", .int(c.nowMs), .text(a.id))
         try setStage(s.id, "round\(a.round)_processing")
         // The `lost-submit` bug acknowledges some submits and never queues them.
-        if !(settings.bug("lost-submit") && faults.chance(settings.lostSubmitFraction)) { pipeline.enqueue(a.id) }
+        if !(settings.bug(.lostSubmit) && faults.chance(settings.lostSubmitFraction)) { pipeline.enqueue(a.id) }
         guard let updated = try loadAttempt(a.id) else { throw APIError.internalError("attempt vanished") }
         return .json(202, updated.json)
     }

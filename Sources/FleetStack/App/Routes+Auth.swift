@@ -31,8 +31,8 @@ extension StackApp {
                                    created_at, ent_status, ent_expires_at)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """, .text(userID), .text(installID), .text(tz.identifier), .text(locale),
-                       .text(Rules.uiLocale(forLocale: locale, supported: settings.uiLocales)),
-                       .text(Rules.practiceLanguage(forLocale: locale, supported: settings.practiceLanguages)),
+                       .text(LanguageTag.closest(to: locale, in: settings.uiLocales)),
+                       .text(LanguageTag.closest(to: locale, in: settings.practiceLanguages)),
                        .text(appVersion), .text(platform), .int(c.nowMs), .text(ent), expires)
         }
         return .json(200, tokenPair(userID: userID, nowMs: c.nowMs))

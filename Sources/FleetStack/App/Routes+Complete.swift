@@ -58,7 +58,7 @@ extension StackApp {
         let outcome = overall.count == 2 ? Rules.outcome(round1: overall[0], round2: overall[1]) : "same"
         let counts = s.kind != "diagnostic"
         var xpAwarded: Int64 = 0
-        var streak = user.liveStreak(nowMs: now, utc: settings.bug("streak-utc"))
+        var streak = user.liveStreak(nowMs: now, utc: settings.bug(.streakUTC))
         var streakDay = user.streakDay
         var extended = false
         var sessionsCompleted = user.sessionsCompleted
@@ -68,7 +68,7 @@ extension StackApp {
                 SELECT count(*) FROM completions WHERE user_id = ? AND article_id = ? AND completed_at > ?
                 """, .text(user.id), .text(s.articleID), .int(now - Rules.repeatWindowMs))?.int(0) ?? 0
             if recent > 0 { xpAwarded /= 2 }
-            let today = user.streakDayNumber(atMs: now, utc: settings.bug("streak-utc"))
+            let today = user.streakDayNumber(atMs: now, utc: settings.bug(.streakUTC))
             if streakDay != today {
                 streak = (streakDay == today - 1) ? user.streak + 1 : 1
                 streakDay = today

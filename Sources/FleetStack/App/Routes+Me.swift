@@ -30,7 +30,7 @@ extension StackApp {
             try db.run("UPDATE users SET practice_languages = ? WHERE id = ?", .text(list.joined(separator: ",")), .text(c.user.id))
         }
         guard let user = try loadUser(c.user.id) else { throw APIError.internalError("user vanished") }
-        return .json(200, user.meJSON(nowMs: c.nowMs, utcStreak: settings.bug("streak-utc")))
+        return .json(200, user.meJSON(nowMs: c.nowMs, utcStreak: settings.bug(.streakUTC)))
     }
 
     /// `PUT /me/push-token {token}` → 204.

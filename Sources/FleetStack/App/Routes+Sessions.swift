@@ -71,7 +71,7 @@ extension StackApp {
             }
         }
         // The `stale-resume` bug forgets to leave abandoned sessions out.
-        let excluded = settings.bug("stale-resume") ? "('completed')" : "('completed', 'abandoned')"
+        let excluded = settings.bug(.staleResume) ? "('completed')" : "('completed', 'abandoned')"
         let resume = try db.queryOne("""
             SELECT id, stage FROM sessions WHERE user_id = ? AND stage NOT IN \(excluded)
             ORDER BY created_at DESC, rowid DESC LIMIT 1
@@ -79,7 +79,7 @@ extension StackApp {
         let resumeJSON: JSONValue = resume.map { ["id": .string($0.text(0)), "stage": .string($0.text(1))] } ?? .null
         extra["today_quest"] = .object(quest)
         extra["resume_session"] = resumeJSON
-        extra["streak"] = .number(Double(user.liveStreak(nowMs: c.nowMs, utc: settings.bug("streak-utc"))))
+        extra["streak"] = .number(Double(user.liveStreak(nowMs: c.nowMs, utc: settings.bug(.streakUTC))))
         return .json(200, .object(extra))
     }
 

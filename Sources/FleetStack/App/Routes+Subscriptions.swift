@@ -65,9 +65,9 @@ extension StackApp {
             let duration = Int64(Double(t.expiresMs - t.purchaseMs) / settings.sandboxTimeScale)
             let seen = try db.queryOne("SELECT 1 FROM transactions WHERE user_id = ? AND transaction_id = ?",
                                        .text(user.id), .text(t.transactionID)) != nil
-            if !seen || settings.bug("dup-transaction") {
+            if !seen || settings.bug(.dupTransaction) {
                 let expires: Int64
-                if settings.bug("dup-transaction") {
+                if settings.bug(.dupTransaction) {
                     expires = max(c.nowMs, user.entExpiresAt ?? 0) + duration
                 } else {
                     expires = t.purchaseMs + duration
@@ -77,7 +77,7 @@ extension StackApp {
                                               expires_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                     """, .text(user.id), .text(t.transactionID), .text(t.originalTransactionID), .text(t.productID),
                            .text(t.offer), .int(t.purchaseMs), .int(expires), .int(c.nowMs))
-                if settings.bug("dup-transaction") || user.entExpiresAt == nil || expires > user.entExpiresAt! || user.entStatus == "none" {
+                if settings.bug(.dupTransaction) || user.entExpiresAt == nil || expires > user.entExpiresAt! || user.entStatus == "none" {
                     let grace: SQLiteValue = settings.gracePeriodS > 0 ? .int(expires + Int64(settings.gracePeriodS) * 1000) : .null
                     try db.run("UPDATE users SET ent_status = ?, ent_expires_at = ?, ent_grace_until = ? WHERE id = ?",
                                .text(t.offer == "trial" ? "trial" : "active"), .int(expires), grace, .text(user.id))

@@ -3,16 +3,8 @@ import FleetCore
 
 /// The product rules the flows leave to the backend, in one place (and in contract/openapi.yaml).
 enum Rules {
-    /// The practice language a sign-in locale implies: the supported one with the locale's
-    /// primary subtag (`zh-Hans-CN` → `zh-Hans`, or `zh` where that is the code), else the first.
-    static func practiceLanguage(forLocale locale: String, supported: [String]) -> String {
-        LanguageTag.match(locale, in: supported) ?? supported[0]
-    }
-
-    /// The supported UI locale closest to a device locale, else the first.
-    static func uiLocale(forLocale locale: String, supported: [String]) -> String {
-        LanguageTag.match(locale, in: supported) ?? supported[0]
-    }
+    // The practice language and UI locale a sign-in locale implies: `LanguageTag.closest`, the
+    // rule the app uses too (`zh-Hans-CN` → `zh-Hans`, or `zh` where that is the code).
 
     // MARK: Settlement
 

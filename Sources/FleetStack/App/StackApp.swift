@@ -113,7 +113,7 @@ final class StackApp: ServerHandler, @unchecked Sendable {
                 }
             }
         }
-        if settings.bug("settle-race") && route.template == "POST /sessions/{id}/complete" {
+        if settings.bug(.settleRace) && route.template == "POST /sessions/{id}/complete" {
             return after { self.racyComplete(request, params: params, respond: respond) }
         }
         after {
