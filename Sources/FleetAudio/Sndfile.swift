@@ -1,5 +1,6 @@
 import CSndfile
 import Foundation
+import Synchronization
 
 // The only file that touches libsndfile's C API: handles, virtual I/O callbacks and format codes
 // stay here, and callers see Swift values and `AudioDecodeError`.
@@ -23,7 +24,7 @@ final class SndfileHandle {
 
     /// Serialises opens: on failure libsndfile reports the error through a process-wide variable
     /// (`sf_error(NULL)`), which concurrent failing opens would otherwise overwrite mid-read.
-    private static let openLock = NSLock()
+    private static let openLock = Mutex(())
 
     static func open(reader: UnsafeMutablePointer<MemoryReader>) throws(AudioDecodeError) -> SndfileHandle {
         var io = SF_VIRTUAL_IO(
@@ -58,11 +59,14 @@ final class SndfileHandle {
                 sf_count_t(user!.assumingMemoryBound(to: MemoryReader.self).pointee.position)
             })
         var info = SF_INFO()
-        openLock.lock()
-        let opened = sf_open_virtual(&io, Int32(SFM_READ), &info, reader)
-        let code = opened == nil ? sf_error(nil) : 0
-        let message = opened == nil ? String(cString: sf_strerror(nil)) : ""
-        openLock.unlock()
+        var opened: OpaquePointer?, code: Int32 = 0, message = ""
+        openLock.withLock { _ in
+            opened = sf_open_virtual(&io, Int32(SFM_READ), &info, reader)
+            if opened == nil {
+                code = sf_error(nil)
+                message = String(cString: sf_strerror(nil))
+            }
+        }
         guard let opened else {
             switch Int(code) {
             case SF_ERR_UNRECOGNISED_FORMAT, SF_ERR_UNSUPPORTED_ENCODING:
