@@ -34,6 +34,8 @@ public final class RunControl: Sendable {
     public var arrivalsDeadline: UInt64 { state.withLock { $0.deadline } }
     public var activeUsers: Int { state.withLock { $0.active } }
     public var liveTasks: Int { state.withLock { $0.tasks.count } }
+    /// `drain` calls waiting now (tests wait for one to be waiting before they end the last user).
+    var waitingDrains: Int { state.withLock { $0.drainers.count } }
 
     /// No user starts at or after `instant` (the profile's duration cap).
     public func setArrivalsDeadline(_ instant: UInt64) { state.withLock { $0.deadline = instant } }
