@@ -7,7 +7,7 @@ import XCTest
 /// Many threads recording at once into the recorder's shards: the merged results hold exactly
 /// what was recorded, checked against figures computed here from the raw values.
 final class RecorderConcurrencyTests: XCTestCase {
-    private let second: UInt64 = 1_000_000_000
+    private static let second: UInt64 = 1_000_000_000
     private let meta = RunMetadata(runId: "c1", profile: "concurrency", seed: 1, target: "http://127.0.0.1:1",
                                    startedAt: "2026-12-01T00:00:00Z")
 
@@ -22,7 +22,7 @@ final class RecorderConcurrencyTests: XCTestCase {
     }
 
     /// Thread `t`'s `i`-th sample, from a hash of (t, i): latencies from 1 µs to ~2 s, heavy tailed.
-    private func sample(_ t: Int, _ i: Int, perThread: Int, start: UInt64) -> Sample {
+    private static func sample(_ t: Int, _ i: Int, perThread: Int, start: UInt64) -> Sample {
         var h = UInt64(t) &* 0x9E37_79B9_7F4A_7C15 ^ UInt64(i) &* 0xBF58_476D_1CE4_E5B9
         h ^= h >> 31; h = h &* 0x94D0_49BB_1331_11EB; h ^= h >> 29
         let corrected = Int64(1 + (h % 1000)) << Int64((h >> 40) % 12)
@@ -56,8 +56,9 @@ final class RecorderConcurrencyTests: XCTestCase {
     }
 
     func testManyThreadsMergeIntoExactCountsAndPercentiles() throws {
-        let start: UInt64 = 1_000 * second
+        let start: UInt64 = 1_000 * Self.second
         let r = Recorder(startNanos: start)
+        let meta = self.meta, sample = Self.sample
         let threads = 8, perThread = 12_000
         let snapshotsTaken = Atomic<Int>(0)
         // One more worker than the recorders: it takes snapshots while the others record, and
@@ -76,7 +77,7 @@ final class RecorderConcurrencyTests: XCTestCase {
                 return
             }
             for i in 0..<perThread {
-                let s = sample(t, i, perThread: perThread, start: start)
+                let s = sample(t, i, perThread, start)
                 let actual = s.end - UInt64(s.correctedMicros - min(s.correctedMicros, s.lagMicros)) * 1000
                 let lag = min(s.correctedMicros, s.lagMicros)
                 let intended = actual - UInt64(lag) * 1000
@@ -97,11 +98,11 @@ final class RecorderConcurrencyTests: XCTestCase {
         var failed: Int64 = 0, unavailable: Int64 = 0
         for t in 0..<threads {
             for i in 0..<perThread {
-                let s = sample(t, i, perThread: perThread, start: start)
+                let s = Self.sample(t, i, perThread: perThread, start: start)
                 let lag = min(s.correctedMicros, s.lagMicros)
                 lags.append(lag)
                 let actual = s.end - UInt64(s.correctedMicros - lag) * 1000
-                lagWindows[Int((actual - start) / second), default: 0] += 1
+                lagWindows[Int((actual - start) / Self.second), default: 0] += 1
                 if i % 2 == 0 {
                     turnaround.append(s.correctedMicros)
                     turnaroundUncorrected.append(s.correctedMicros - lag)
