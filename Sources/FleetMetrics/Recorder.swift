@@ -168,7 +168,7 @@ public final class Recorder: Sendable {
             shard.state.withLock { s in
                 requests += s.requests
                 errors += s.requestErrors
-                if let t = s.metrics[Recorder.assessmentTurnaround] { turnaround.merge(t.corrected) }
+                if let t = s.metrics[Recorder.assessmentTurnaround] { turnaround.absorb(t.corrected) }
             }
         }
         let journeys = events.withLock { ($0.journeysStarted, $0.journeysCompleted, $0.journeysFailed) }
@@ -185,7 +185,7 @@ public final class Recorder: Sendable {
         var metrics: [String: Histogram] = [:], statuses: [String: [Int: Int64]] = [:]
         for shard in shards {
             shard.state.withLock { s in
-                for (name, m) in s.metrics { metrics[name, default: Histogram()].merge(m.corrected) }
+                for (name, m) in s.metrics { metrics[name, default: Histogram()].absorb(m.corrected) }
                 for (name, e) in s.endpoints { statuses[name, default: [:]].merge(e.statuses, uniquingKeysWith: +) }
             }
         }
