@@ -121,8 +121,8 @@ struct MetricSum {
     var windows: [Int: MetricWindow] = [:]
 
     mutating func add(_ p: MetricPart) {
-        corrected.absorb(p.corrected)
-        uncorrected.absorb(p.uncorrected)
+        corrected.merge(p.corrected)
+        uncorrected.merge(p.uncorrected)
         errors += p.errors
         ClosedWindows.merge(p.windows, into: &windows)
     }
@@ -147,8 +147,8 @@ struct EndpointSum {
         latency.add(p.latency)
         statuses.merge(p.statuses, uniquingKeysWith: +)
         errorCodes.merge(p.errorCodes, uniquingKeysWith: +)
-        dns.absorb(p.dns); connect.absorb(p.connect); tls.absorb(p.tls)
-        firstByte.absorb(p.firstByte); total.absorb(p.total)
+        dns.merge(p.dns); connect.merge(p.connect); tls.merge(p.tls)
+        firstByte.merge(p.firstByte); total.merge(p.total)
     }
 
     func result(name: String) -> EndpointResult {

@@ -62,9 +62,10 @@ final class MetricSlot {
         return out
     }
 
-    /// Everything this shard holds for the metric, as a value.
+    /// Everything this shard holds for the metric, as a value. The totals stay dense (a
+    /// copy-on-write share): the snapshot adds the shards' dense arrays and compacts once.
     func part() -> MetricPart {
-        MetricPart(corrected: corrected.compacted(), uncorrected: uncorrected.compacted(), errors: errors,
+        MetricPart(corrected: corrected, uncorrected: uncorrected, errors: errors,
                    windows: windows.values.map { $0.closed() })
     }
 }
@@ -84,8 +85,7 @@ final class EndpointSlot {
 
     func part() -> EndpointPart {
         EndpointPart(latency: latency.part(), statuses: statuses, errorCodes: errorCodes,
-                     dns: dns.compacted(), connect: connect.compacted(), tls: tls.compacted(),
-                     firstByte: firstByte.compacted(), total: total.compacted())
+                     dns: dns, connect: connect, tls: tls, firstByte: firstByte, total: total)
     }
 }
 
