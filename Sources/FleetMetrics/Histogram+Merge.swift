@@ -36,7 +36,7 @@ extension Histogram {
             } else {
                 // Dense into dense (the recorder adding up its shards): one pass of additions.
                 if other.dense.count > dense.count {
-                    dense.append(contentsOf: repeatElement(0, count: other.dense.count - dense.count))
+                    dense += [Int64](repeating: 0, count: other.dense.count - dense.count)
                 }
                 dense.withUnsafeMutableBufferPointer { d in
                     other.dense.withUnsafeBufferPointer { o in

@@ -105,8 +105,8 @@ struct ClosedWindows {
 }
 
 extension Histogram {
-    /// `merge`, except that an empty histogram takes `other` as it is: the sums start from the
-    /// first shard's sparse form instead of growing a dense array only to compact it again.
+    /// `merge`, except that an empty histogram takes `other` as it is (a copy-on-write share):
+    /// a sum starts from the first shard's histogram instead of growing an array to copy it into.
     @inline(__always)
     mutating func absorb(_ other: Histogram) {
         if count == 0 && clamped == 0 && other.layout == layout && other.highest == highest { self = other } else { merge(other) }
@@ -121,8 +121,8 @@ struct MetricSum {
     var windows: [Int: MetricWindow] = [:]
 
     mutating func add(_ p: MetricPart) {
-        corrected.merge(p.corrected)
-        uncorrected.merge(p.uncorrected)
+        corrected.absorb(p.corrected)
+        uncorrected.absorb(p.uncorrected)
         errors += p.errors
         ClosedWindows.merge(p.windows, into: &windows)
     }
@@ -147,8 +147,8 @@ struct EndpointSum {
         latency.add(p.latency)
         statuses.merge(p.statuses, uniquingKeysWith: +)
         errorCodes.merge(p.errorCodes, uniquingKeysWith: +)
-        dns.merge(p.dns); connect.merge(p.connect); tls.merge(p.tls)
-        firstByte.merge(p.firstByte); total.merge(p.total)
+        dns.absorb(p.dns); connect.absorb(p.connect); tls.absorb(p.tls)
+        firstByte.absorb(p.firstByte); total.absorb(p.total)
     }
 
     func result(name: String) -> EndpointResult {
