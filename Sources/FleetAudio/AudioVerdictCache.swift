@@ -1,4 +1,5 @@
 import FleetCore
+import Synchronization
 
 /// Verdicts remembered by content digest, for a stack that hears the same corpus clip many times.
 ///
@@ -9,38 +10,39 @@ import FleetCore
 /// declared type), and this cache returns it without decoding again. The caller passes the sha256
 /// it has already verified for these bytes (the stack checks it at submit). Bounded: the oldest
 /// entry goes first once `capacity` is reached. Thread-safe.
-public final class AudioVerdictCache: @unchecked Sendable {
-    // @unchecked: `entries`, `order`, `next`, `hits` and `misses` are only touched under `lock`.
-    private let lock = Lock()
-    private var entries: [String: AudioVerdict] = [:]
-    private var order: [String?]
-    private var next = 0
-    private var hitCount = 0
-    private var missCount = 0
+public final class AudioVerdictCache: Sendable {
+    private struct State {
+        var entries: [String: AudioVerdict] = [:]
+        var order: [String?]
+        var next = 0
+        var hitCount = 0
+        var missCount = 0
+    }
+    private let state: Mutex<State>
 
     public init(capacity: Int = 4096) {
-        order = Array(repeating: nil, count: max(1, capacity))
+        state = Mutex(State(order: Array(repeating: nil, count: max(1, capacity))))
     }
 
     /// The verdict for bytes whose verified digest is `sha256`, computing it on a miss.
     public func verdict(sha256: String, declaredContentType: String,
                         bytes: UnsafeRawBufferPointer) -> AudioVerdict {
         let key = sha256.lowercased() + " " + declaredContentType
-        if let found = lock.withLock({ () -> AudioVerdict? in
-            let v = entries[key]
-            if v != nil { hitCount += 1 } else { missCount += 1 }
+        if let found = state.withLock({ s -> AudioVerdict? in
+            let v = s.entries[key]
+            if v != nil { s.hitCount += 1 } else { s.missCount += 1 }
             return v
         }) {
             return found
         }
         // Computed outside the lock: two threads missing the same key both decode, and agree.
         let verdict = AudioAnalysis.assess(bytes: bytes, declaredContentType: declaredContentType)
-        lock.withLock {
-            guard entries[key] == nil else { return }
-            if let old = order[next] { entries[old] = nil }
-            order[next] = key
-            next = (next + 1) % order.count
-            entries[key] = verdict
+        state.withLock { s in
+            guard s.entries[key] == nil else { return }
+            if let old = s.order[s.next] { s.entries[old] = nil }
+            s.order[s.next] = key
+            s.next = (s.next + 1) % s.order.count
+            s.entries[key] = verdict
         }
         return verdict
     }
@@ -50,6 +52,6 @@ public final class AudioVerdictCache: @unchecked Sendable {
     }
 
     /// (hits, misses) so far, for the stack's metrics.
-    public var counts: (hits: Int, misses: Int) { lock.withLock { (hitCount, missCount) } }
-    public var count: Int { lock.withLock { entries.count } }
+    public var counts: (hits: Int, misses: Int) { state.withLock { ($0.hitCount, $0.missCount) } }
+    public var count: Int { state.withLock { $0.entries.count } }
 }

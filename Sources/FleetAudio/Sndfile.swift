@@ -1,5 +1,6 @@
 import CSndfile
 import Foundation
+import Synchronization
 
 // The only file that touches libsndfile's C API: handles, virtual I/O callbacks and format codes
 // stay here, and callers see Swift values, `AudioDecodeError` and `AudioEncodeError`.
@@ -7,7 +8,7 @@ import Foundation
 /// Serialises opening (reading or writing): on failure libsndfile reports the error through a
 /// process-wide variable (`sf_error(NULL)`, `sf_strerror(NULL)`), which concurrent failing opens
 /// would otherwise overwrite mid-read.
-private let sndfileOpenLock = NSLock()
+private let sndfileOpenLock = Mutex(())
 
 /// The caller's bytes as a seekable read-only stream for `sf_open_virtual`.
 struct MemoryReader {
@@ -66,11 +67,14 @@ final class SndfileHandle {
                 sf_count_t(user!.assumingMemoryBound(to: MemoryReader.self).pointee.position)
             })
         var info = SF_INFO()
-        sndfileOpenLock.lock()
-        let opened = sf_open_virtual(&io, Int32(SFM_READ), &info, reader)
-        let code = opened == nil ? sf_error(nil) : 0
-        let message = opened == nil ? String(cString: sf_strerror(nil)) : ""
-        sndfileOpenLock.unlock()
+        var opened: OpaquePointer?, code: Int32 = 0, message = ""
+        sndfileOpenLock.withLock { _ in
+            opened = sf_open_virtual(&io, Int32(SFM_READ), &info, reader)
+            if opened == nil {
+                code = sf_error(nil)
+                message = String(cString: sf_strerror(nil))
+            }
+        }
         guard let opened else {
             switch Int(code) {
             case SF_ERR_UNRECOGNISED_FORMAT, SF_ERR_UNSUPPORTED_ENCODING:
@@ -126,10 +130,12 @@ final class SndfileWriter {
         var info = SndfileFormat.info(encoding, sampleRate: sampleRate, channels: channels)
         let sink = MemoryWriter()
         var io = MemoryWriter.virtualIO
-        sndfileOpenLock.lock()
-        let opened = sf_open_virtual(&io, Int32(SFM_WRITE), &info, Unmanaged.passUnretained(sink).toOpaque())
-        let message = opened == nil ? String(cString: sf_strerror(nil)) : ""
-        sndfileOpenLock.unlock()
+        var opened: OpaquePointer?, message = ""
+        let context = Unmanaged.passUnretained(sink).toOpaque()
+        sndfileOpenLock.withLock { _ in
+            opened = sf_open_virtual(&io, Int32(SFM_WRITE), &info, context)
+            if opened == nil { message = String(cString: sf_strerror(nil)) }
+        }
         guard let opened else {
             return .failure(AudioEncodeError("libsndfile refused to open a \(encoding.rawValue) writer: \(message)"))
         }

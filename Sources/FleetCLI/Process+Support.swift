@@ -1,5 +1,6 @@
 import Dispatch
 import FleetCore
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -27,11 +28,10 @@ enum BlockingTask {
         return box.get()
     }
 
-    private final class ResultBox: @unchecked Sendable {
-        private let lock = Lock()
-        private var value: Int32 = 0
-        func set(_ v: Int32) { lock.withLock { value = v } }
-        func get() -> Int32 { lock.withLock { value } }
+    private final class ResultBox: Sendable {
+        private let value = Atomic<Int32>(0)
+        func set(_ v: Int32) { value.store(v, ordering: .releasing) }
+        func get() -> Int32 { value.load(ordering: .acquiring) }
     }
 }
 

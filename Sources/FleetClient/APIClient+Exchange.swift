@@ -1,6 +1,7 @@
 import FleetCore
 import FleetHTTP
 import FleetMetrics
+import Synchronization
 
 /// One HTTP exchange and its record.
 extension APIClient {
@@ -104,22 +105,20 @@ struct ExchangeFailure: Error, Sendable {
 }
 
 /// Holds the transfer of a call so that task cancellation can drop it.
-final class TransferHolder: @unchecked Sendable {
-    private let lock = Lock()
-    private var transfer: HTTPTransfer?
-    private var cancelled = false
+final class TransferHolder: Sendable {
+    private let state = Mutex<(transfer: HTTPTransfer?, cancelled: Bool)>((nil, false))
 
     func set(_ t: HTTPTransfer) {
-        lock.withLock {
-            transfer = t
-            if cancelled { t.cancel() }
+        state.withLock { s in
+            s.transfer = t
+            if s.cancelled { t.cancel() }
         }
     }
 
     func cancel() {
-        lock.withLock {
-            cancelled = true
-            transfer?.cancel()
+        state.withLock { s in
+            s.cancelled = true
+            s.transfer?.cancel()
         }
     }
 }

@@ -2,6 +2,7 @@
 ///
 /// Owned by one virtual user and only touched from that user's sequential journey task; the
 /// `@unchecked Sendable` lets the task carry it across the engine's completion queues, never share it.
+// @unchecked: unguarded `var`s, confined to the owning user's journey task (one task at a time).
 public final class Credentials: @unchecked Sendable {
     public var installId: String
     public var userId: String?

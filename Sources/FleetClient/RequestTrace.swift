@@ -1,15 +1,15 @@
 import FleetCore
+import Synchronization
 
 /// The requests one virtual user put on the wire, in order: endpoint template and status.
 ///
 /// Tests compare a journey's trace with its flow table; a replay of one user can print it. It is
 /// carried as a task-local (`RequestScope.trace`) rather than on `Credentials` because sign-in,
 /// token refresh and presigned uploads go out without credentials, and they belong in the trace.
-public final class RequestTrace: @unchecked Sendable {
-    // @unchecked: `items` is read and written only under `lock` (a journey appends from its task,
-    // a test reads after the journey; the lock keeps a concurrent read honest anyway).
-    private let lock = Lock()
-    private var items: [Entry] = []
+public final class RequestTrace: Sendable {
+    // A journey appends from its task, a test reads after the journey; the Mutex keeps a
+    // concurrent read honest anyway.
+    private let items = Mutex<[Entry]>([])
 
     /// One exchange: the template (`POST /sessions/{id}/attempts`, `PUT upload`) and the HTTP
     /// status, nil when no response arrived (network error, cut transfer).
@@ -22,10 +22,10 @@ public final class RequestTrace: @unchecked Sendable {
     public init() {}
 
     public func append(_ template: String, status: Int?) {
-        lock.withLock { items.append(Entry(template: template, status: status)) }
+        items.withLock { $0.append(Entry(template: template, status: status)) }
     }
 
-    public var entries: [Entry] { lock.withLock { items } }
+    public var entries: [Entry] { items.withLock { $0 } }
 
     public var templates: [String] { entries.map(\.template) }
 
@@ -37,7 +37,7 @@ public final class RequestTrace: @unchecked Sendable {
         return out
     }
 
-    public func removeAll() { lock.withLock { items.removeAll() } }
+    public func removeAll() { items.withLock { $0.removeAll() } }
 }
 
 /// Task-local context of the requests a virtual user makes: where they are traced and under

@@ -1,7 +1,5 @@
 import Dispatch
-#if canImport(Glibc)
-import Glibc
-#endif
+import Synchronization
 
 /// Suspends a virtual user until a monotonic instant, on a Dispatch timer.
 ///
@@ -37,31 +35,36 @@ public enum Pause {
 }
 
 /// Resumes a continuation exactly once, whichever of timer and cancellation comes first.
-final class ResumeOnce: @unchecked Sendable {
-    private var lock = pthread_mutex_t()
-    private var continuation: CheckedContinuation<Bool, Never>?
-    private var early: Bool?
-
-    init() { pthread_mutex_init(&lock, nil) }
-    deinit { pthread_mutex_destroy(&lock) }
+///
+/// Either side may come first: cancellation can fire before `arm` (the handler runs at once when
+/// the task is already cancelled), in which case the value waits in `early` for `arm` to use it.
+final class ResumeOnce: Sendable {
+    private struct State {
+        var continuation: CheckedContinuation<Bool, Never>?
+        var early: Bool?
+    }
+    private let state = Mutex(State())
 
     func arm(_ c: CheckedContinuation<Bool, Never>) {
-        pthread_mutex_lock(&lock)
-        if let v = early { pthread_mutex_unlock(&lock); c.resume(returning: v); return }
-        continuation = c
-        pthread_mutex_unlock(&lock)
+        let early = state.withLock { s -> Bool? in
+            if let v = s.early { return v }
+            s.continuation = c
+            return nil
+        }
+        if let early { c.resume(returning: early) }
     }
 
     func resume(_ value: Bool) {
-        pthread_mutex_lock(&lock)
-        guard let c = continuation else {
-            if early == nil { early = value }
-            pthread_mutex_unlock(&lock)
-            return
+        // Taken out under the lock, resumed outside it: the resumed task may run on this thread.
+        let c = state.withLock { s -> CheckedContinuation<Bool, Never>? in
+            guard let c = s.continuation else {
+                if s.early == nil { s.early = value }
+                return nil
+            }
+            s.continuation = nil
+            s.early = value
+            return c
         }
-        continuation = nil
-        early = value
-        pthread_mutex_unlock(&lock)
-        c.resume(returning: value)
+        c?.resume(returning: value)
     }
 }

@@ -8,6 +8,7 @@ import Glibc
 /// to a slice of one `SharedBytes` instead of holding its own copy (k6's users complain of one
 /// copy per VU). The memory is either malloc'ed or a private read-only mapping of a file, and is
 /// released when the last reference goes. Immutability after init is what makes it Sendable.
+// @unchecked: only `let`s, and the bytes behind `base` are never written after init (raw pointers are not Sendable).
 public final class SharedBytes: @unchecked Sendable {
     public let base: UnsafeRawPointer?
     public let count: Int

@@ -1,6 +1,7 @@
 import FleetAudio
 import FleetCore
 import Foundation
+import Synchronization
 
 /// One corpus clip: its manifest entry and its bytes, shared read-only by every virtual user.
 public struct Clip: Sendable {
@@ -206,17 +207,14 @@ public struct Corpus: Sendable {
     }
 }
 
-/// Per-clip results written from concurrent checks; the lock protects `slots`.
-private final class LoadResults: @unchecked Sendable {
-    private let lock = Lock()
-    private var slots: [(Clip?, [CorpusError.Problem])]
+/// Per-clip results written from concurrent checks, behind one Mutex.
+private final class LoadResults: Sendable {
+    private let state: Mutex<(slots: [(Clip?, [CorpusError.Problem])], remembered: Int)>
 
-    private var remembered = 0
-
-    init(count: Int) { slots = Array(repeating: (nil, []), count: count) }
+    init(count: Int) { state = Mutex((Array(repeating: (nil, []), count: count), 0)) }
     func set(_ i: Int, _ value: (Clip?, [CorpusError.Problem]), remembered r: Bool = false) {
-        lock.withLock { slots[i] = value; if r { remembered += 1 } }
+        state.withLock { s in s.slots[i] = value; if r { s.remembered += 1 } }
     }
-    var rememberedCount: Int { lock.withLock { remembered } }
-    var all: [(Clip?, [CorpusError.Problem])] { lock.withLock { slots } }
+    var rememberedCount: Int { state.withLock { $0.remembered } }
+    var all: [(Clip?, [CorpusError.Problem])] { state.withLock { $0.slots } }
 }

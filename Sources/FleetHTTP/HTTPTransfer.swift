@@ -13,6 +13,7 @@ import Synchronization
 /// `cancelled` flag is atomic; every other field is touched only by the one I/O thread that owns
 /// the transfer (from the moment it takes it off its submission queue), including from libcurl's
 /// callbacks, which run on that thread inside `curl_multi_perform`.
+// @unchecked: `cancelled` is an Atomic; the other `var`s are confined to the owning I/O thread.
 public final class HTTPTransfer: @unchecked Sendable {
     let request: HTTPRequest
     let queue: DispatchQueue

@@ -18,6 +18,7 @@ import Synchronization
 /// when the thread is asleep. `@unchecked Sendable`: `pending` is a Mutex and `sleeping` atomic;
 /// everything else is touched only by the I/O thread (callbacks included, as curl calls them
 /// from inside `curl_multi_socket_action` on that thread), or by `init` before it starts.
+// @unchecked: `pending` is a Mutex, `sleeping` an Atomic; the rest is confined to the I/O thread.
 final class IOLoop: @unchecked Sendable {
     struct Pending {
         var submissions: [HTTPTransfer] = []

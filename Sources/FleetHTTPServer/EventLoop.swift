@@ -9,6 +9,7 @@ import Synchronization
 /// `@unchecked Sendable`: the connection table, scratch buffer, date cache and acceptor are
 /// touched only on this loop's own thread (the acceptor is set before the thread starts); what
 /// other threads hand in (responses, adopted sockets, stop) goes through `inbox`, a Mutex.
+// @unchecked: `inbox` is a Mutex; the rest is confined to this loop's thread.
 final class EventLoop: @unchecked Sendable {
     let handler: any ServerHandler
     let limits: ServerLimits

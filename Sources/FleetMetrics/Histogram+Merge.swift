@@ -25,12 +25,24 @@ extension Histogram {
             mergeSparse(other)
         } else {
             if isSparse { densify() }
-            other.forEachBin { index, c in
-                if index >= dense.count {
-                    dense.append(contentsOf: repeatElement(0, count: index + 1 - dense.count))
+            if other.isSparse {
+                other.forEachBin { index, c in
+                    if index >= dense.count {
+                        dense.append(contentsOf: repeatElement(0, count: index + 1 - dense.count))
+                    }
+                    dense[index] &+= c
+                    return true
                 }
-                dense[index] &+= c
-                return true
+            } else {
+                // Dense into dense (the recorder adding up its shards): one pass of additions.
+                if other.dense.count > dense.count {
+                    dense += [Int64](repeating: 0, count: other.dense.count - dense.count)
+                }
+                dense.withUnsafeMutableBufferPointer { d in
+                    other.dense.withUnsafeBufferPointer { o in
+                        for i in 0..<o.count { d[i] &+= o[i] }
+                    }
+                }
             }
         }
         count &+= other.count

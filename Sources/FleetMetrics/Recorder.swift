@@ -1,5 +1,9 @@
 import FleetCore
 import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Thread-safe sink for every sample of a run, per metric × 1 s window and for the whole run.
 ///
@@ -9,32 +13,37 @@ import Foundation
 /// behind shows the delay instead of hiding it (coordinated omission), and *uncorrected* from
 /// the actual start. Every latency sample also feeds `scheduling_lag` (actual − intended).
 ///
-/// One lock guards all state (`@unchecked Sendable` is sound because every stored var is read and
-/// written only inside `lock`); recording does a few dictionary lookups and histogram increments,
-/// with no allocation once a metric's slot and current window exist. Past windows are compacted
-/// to the sparse form once a second, so a long run costs memory per distinct value, not per range.
-public final class Recorder: @unchecked Sendable {
+/// Latencies and request counts go into the recording thread's shard (`RecorderShard`, one
+/// Mutex each), so threads recording at once rarely meet on a lock; recording does a few
+/// dictionary lookups and histogram increments, with no allocation once a metric's slot and
+/// current window exist. When time moves into a new window, every window older than the previous
+/// one is folded out of the shards into `closed`, in the sparse form, so a long run costs memory
+/// per distinct value, not per range or per shard. Reads add the shards up: histogram merging is
+/// exact, so the results are the same as one lock would give. The rarer tables whose content
+/// depends on call order (an error row's first message, a journey's step order) and the counters
+/// stay in one place, `events`.
+public final class Recorder: Sendable {
     public let startNanos: UInt64
     public let windowNanos: UInt64
 
-    private let lock = NSLock()
-    private var metrics: [String: MetricSlot] = [:]
-    private var endpoints: [String: EndpointSlot] = [:]
-    private var errors: [ErrorKey: ErrorSlot] = [:]
-    private var journeys: [JourneyKey: JourneySlot] = [:]
-    private var counters: [String: Int64] = [:]
-    private var health: [Int: HealthSample] = [:]
-    private var latestWindow = 0
-    private var requests: Int64 = 0
-    private var requestErrors: Int64 = 0
-    private var journeysStarted: Int64 = 0, journeysCompleted: Int64 = 0, journeysFailed: Int64 = 0
-    private let lagSlot = MetricSlot(name: MetricName.schedulingLag.rawValue)
+    private let shards: [RecorderShard]
+    /// Windows folded out of the shards. Held while folding and while a snapshot reads the
+    /// shards, so that a window in transit is never missed or counted twice (order: `closed`,
+    /// then one shard at a time; recording holds one shard lock and nothing else).
+    private let closed = Mutex(ClosedWindows())
+    private let events = Mutex(RecorderEvents())
+    /// The newest window any sample has reached.
+    private let latestWindow = Atomic<Int>(0)
 
     public init(startNanos: UInt64 = MonotonicClock.now(), windowNanos: UInt64 = 1_000_000_000) {
         precondition(windowNanos > 0, "Recorder: windowNanos must be > 0")
         self.startNanos = startNanos
         self.windowNanos = windowNanos
-        metrics[MetricName.schedulingLag.rawValue] = lagSlot
+        // A few shards per core: recording threads are the cooperative pool's and the engine's.
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        var n = 1
+        while n < 2 * cores && n < 16 { n *= 2 }
+        shards = (0..<n).map { _ in RecorderShard() }
     }
 
     // MARK: Recording
@@ -43,18 +52,20 @@ public final class Recorder: @unchecked Sendable {
     public func recordLatency(_ metric: MetricName, intended: UInt64, actual: UInt64, end: UInt64, failed: Bool = false) {
         let corrected = Self.micros(from: intended, to: end), uncorrected = Self.micros(from: actual, to: end)
         let w = window(of: end), lagWindow = window(of: actual)
-        lock.lock(); defer { lock.unlock() }
         advance(to: Swift.max(w, lagWindow))
-        slot(metric.rawValue).record(corrected: corrected, uncorrected: uncorrected, failed: failed, window: w)
-        recordLag(intended: intended, actual: actual, window: lagWindow)
+        shard.state.withLock { s in
+            s.metric(metric.rawValue).record(corrected: corrected, uncorrected: uncorrected, failed: failed, window: w)
+            Self.recordLag(&s, intended: intended, actual: actual, window: lagWindow)
+        }
     }
 
     /// A duration measured elsewhere (assessment_turnaround_server from the stack's timestamps).
     public func recordValue(_ metric: MetricName, micros: Int64, at: UInt64) {
         let w = window(of: at)
-        lock.lock(); defer { lock.unlock() }
         advance(to: w)
-        slot(metric.rawValue).record(corrected: micros, uncorrected: micros, failed: false, window: w)
+        shard.state.withLock { s in
+            s.metric(metric.rawValue).record(corrected: micros, uncorrected: micros, failed: false, window: w)
+        }
     }
 
     /// One HTTP request; endpoint = "METHOD /template" ("GET /attempts/{id}"); status nil = transport
@@ -68,129 +79,125 @@ public final class Recorder: @unchecked Sendable {
         let corrected = Self.micros(from: intended, to: end), uncorrected = Self.micros(from: actual, to: end)
         let w = window(of: end), lagWindow = window(of: actual)
         let isError = isError ?? status.map { $0 >= 400 } ?? true
-        lock.lock(); defer { lock.unlock() }
         advance(to: Swift.max(w, lagWindow))
-        let e: EndpointSlot
-        if let existing = endpoints[endpoint] { e = existing } else { e = EndpointSlot(name: endpoint); endpoints[endpoint] = e }
-        e.latency.record(corrected: corrected, uncorrected: uncorrected, failed: isError, window: w)
-        e.statuses[status ?? -1, default: 0] += 1
-        if let code = errorCode { e.errorCodes[code, default: 0] += 1 }
-        if let b = breakdown {
-            e.dns.record(b.dnsMicros); e.connect.record(b.connectMicros); e.tls.record(b.tlsMicros)
-            e.firstByte.record(b.firstByteMicros); e.total.record(b.totalMicros)
-        }
-        requests += 1
-        if isError {
-            requestErrors += 1
-            let key = ErrorKey(endpoint: endpoint, status: status, code: errorCode)
-            let offset = end &- Swift.min(end, startNanos)
-            let row: ErrorSlot
-            if let existing = errors[key] { row = existing } else {
-                row = ErrorSlot(firstOffsetNanos: offset, sampleMessage: message)
-                errors[key] = row
+        shard.state.withLock { s in
+            let e = s.endpoint(endpoint)
+            e.latency.record(corrected: corrected, uncorrected: uncorrected, failed: isError, window: w)
+            e.statuses[status ?? -1, default: 0] += 1
+            if let code = errorCode { e.errorCodes[code, default: 0] += 1 }
+            if let b = breakdown {
+                e.dns.record(b.dnsMicros); e.connect.record(b.connectMicros); e.tls.record(b.tlsMicros)
+                e.firstByte.record(b.firstByteMicros); e.total.record(b.totalMicros)
             }
-            // Threads finish out of order: the first occurrence is the earliest end, not the first call.
-            row.firstOffsetNanos = Swift.min(row.firstOffsetNanos, offset)
-            row.count += 1
-            row.windows[w, default: 0] += 1
-            if row.sampleMessage == nil { row.sampleMessage = message }
+            s.requests += 1
+            if isError { s.requestErrors += 1 }
+            Self.recordLag(&s, intended: intended, actual: actual, window: lagWindow)
         }
-        recordLag(intended: intended, actual: actual, window: lagWindow)
+        if isError {
+            let offset = end &- Swift.min(end, startNanos)
+            events.withLock { $0.error(ErrorKey(endpoint: endpoint, status: status, code: errorCode), offset: offset,
+                                       message: message, window: w) }
+        }
     }
 
     public func journeyStarted(_ journey: String, cohort: String) {
-        lock.lock(); defer { lock.unlock() }
-        journeySlot(journey, cohort).started += 1
-        journeysStarted += 1
+        events.withLock { $0.journeyStarted(journey, cohort: cohort) }
     }
 
     public func journeyReached(_ journey: String, cohort: String, step: String) {
-        lock.lock(); defer { lock.unlock() }
-        journeySlot(journey, cohort).reach(step)
+        events.withLock { $0.journeySlot(journey, cohort).reach(step) }
     }
 
     /// Ends a journey at `step`; a completed journey's duration (end − intended) joins its histogram.
     public func journeyEnded(_ journey: String, cohort: String, outcome: JourneyOutcome, step: String,
                              errorCode: String?, intended: UInt64, end: UInt64) {
         let micros = Self.micros(from: intended, to: end)
-        lock.lock(); defer { lock.unlock() }
-        let j = journeySlot(journey, cohort)
-        switch outcome {
-        case .completed:
-            j.completed += 1
-            j.duration.record(micros)
-            journeysCompleted += 1
-        case .abandoned:
-            j.abandoned += 1
-            j.exits[JourneyExitKey(outcome: outcome, step: step, code: errorCode), default: 0] += 1
-        case .failed:
-            j.failed += 1
-            j.exits[JourneyExitKey(outcome: outcome, step: step, code: errorCode), default: 0] += 1
-            journeysFailed += 1
-        }
+        events.withLock { $0.journeyEnded(journey, cohort: cohort, outcome: outcome, step: step, errorCode: errorCode, micros: micros) }
     }
 
     /// Adds `delta` to a named counter (`CounterKey.key`: dropped_arrivals, retries, …).
     public func count(_ counter: String, _ delta: Int64 = 1) {
-        lock.lock(); defer { lock.unlock() }
-        counters[counter, default: 0] += delta
+        events.withLock { $0.counters[counter, default: 0] += delta }
     }
 
     /// The generator's health now; one sample per window is kept (the latest).
     public func healthSample(activeUsers: Int, inFlight: Int, cpuSeconds: Double, rssBytes: Int64) {
         let w = window(of: MonotonicClock.now())
-        lock.lock(); defer { lock.unlock() }
-        health[w] = HealthSample(window: w, activeUsers: activeUsers, inFlight: inFlight,
-                                 cpuSeconds: cpuSeconds, rssBytes: rssBytes)
+        events.withLock {
+            $0.health[w] = HealthSample(window: w, activeUsers: activeUsers, inFlight: inFlight,
+                                        cpuSeconds: cpuSeconds, rssBytes: rssBytes)
+        }
     }
 
     // MARK: Reading
 
     /// Everything so far, with `meta` as the header; may be called while recording (live progress).
     public func snapshot(_ meta: RunMetadata) -> RunResults {
-        lock.lock(); defer { lock.unlock() }
+        var metrics: [String: MetricSum] = [:], endpoints: [String: EndpointSum] = [:]
+        closed.withLock { c in
+            for (name, ws) in c.metrics { metrics[name, default: MetricSum()].windows = ws }
+            for (name, ws) in c.endpoints { endpoints[name, default: EndpointSum()].latency.windows = ws }
+            for shard in shards {
+                let parts = shard.state.withLock { $0.parts() }
+                for (name, p) in parts.metrics { metrics[name, default: MetricSum()].add(p) }
+                for (name, p) in parts.endpoints { endpoints[name, default: EndpointSum()].add(p) }
+            }
+        }
         var r = RunResults(meta: meta, windowNanos: windowNanos)
-        r.metrics = metrics.values.filter { $0.corrected.count > 0 }.map { $0.result() }.sorted { $0.name < $1.name }
-        r.endpoints = endpoints.values.map { $0.result() }.sorted { $0.name < $1.name }
-        r.errors = errors.map { key, row in
-            ErrorRow(endpoint: key.endpoint, status: key.status, code: key.code, count: row.count,
-                     firstOffsetNanos: row.firstOffsetNanos, sampleMessage: row.sampleMessage,
-                     windows: row.windows.map { WindowCount(window: $0.key, count: $0.value) }.sorted { $0.window < $1.window })
-        }.sorted { $0.sortKey < $1.sortKey }
-        r.journeys = journeys.values.map { $0.result() }.sorted { $0.sortKey < $1.sortKey }
-        r.counters = counters
-        r.health = health.values.sorted { $0.window < $1.window }
+        r.metrics = metrics.filter { $0.value.corrected.count > 0 }.map { $0.value.result(name: $0.key) }.sorted { $0.name < $1.name }
+        r.endpoints = endpoints.map { $0.value.result(name: $0.key) }.sorted { $0.name < $1.name }
+        events.withLock { e in
+            r.errors = e.errorRows()
+            r.journeys = e.journeys.values.map { $0.result() }.sorted { $0.sortKey < $1.sortKey }
+            r.counters = e.counters
+            r.health = e.health.values.sorted { $0.window < $1.window }
+        }
         return r
     }
 
     /// Cheap running totals for a progress line.
     public func liveTotals() -> LiveTotals {
         let now = MonotonicClock.now()
-        lock.lock(); defer { lock.unlock() }
-        let turnaround = metrics[MetricName.assessmentTurnaround.rawValue]?.corrected
-        return LiveTotals(elapsedNanos: now &- Swift.min(now, startNanos), requests: requests, errors: requestErrors,
-                          turnaroundCount: turnaround?.count ?? 0,
-                          turnaroundP99Micros: turnaround?.value(atPercentile: 99) ?? 0,
-                          journeysStarted: journeysStarted, journeysCompleted: journeysCompleted,
-                          journeysFailed: journeysFailed)
+        var requests: Int64 = 0, errors: Int64 = 0, turnaround = Histogram()
+        for shard in shards {
+            shard.state.withLock { s in
+                requests += s.requests
+                errors += s.requestErrors
+                if let t = s.metrics[MetricName.assessmentTurnaround.rawValue] { turnaround.absorb(t.corrected) }
+            }
+        }
+        let journeys = events.withLock { ($0.journeysStarted, $0.journeysCompleted, $0.journeysFailed) }
+        return LiveTotals(elapsedNanos: now &- Swift.min(now, startNanos), requests: requests, errors: errors,
+                          turnaroundCount: turnaround.count,
+                          turnaroundP99Micros: turnaround.value(atPercentile: 99),
+                          journeysStarted: journeys.0, journeysCompleted: journeys.1, journeysFailed: journeys.2)
     }
 
     /// The whole-run totals so far without the per-window detail: what a metrics scrape shows.
-    /// Copies histograms (copy on write) under the lock; windows are not touched.
+    /// Merges the shards' whole-run histograms; windows are not touched.
     public func liveView() -> LiveView {
         let now = MonotonicClock.now()
-        lock.lock(); defer { lock.unlock() }
+        var metrics: [String: Histogram] = [:], statuses: [String: [Int: Int64]] = [:]
+        for shard in shards {
+            shard.state.withLock { s in
+                for (name, m) in s.metrics { metrics[name, default: Histogram()].absorb(m.corrected) }
+                for (name, e) in s.endpoints { statuses[name, default: [:]].merge(e.statuses, uniquingKeysWith: +) }
+            }
+        }
+        let (journeys, counters) = events.withLock { e in
+            (e.journeys.values.map { j in (j.journey, j.cohort, j.started, j.completed, j.abandoned, j.failed) },
+             e.counters.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
+        }
         return LiveView(
             elapsedNanos: now &- Swift.min(now, startNanos),
-            metrics: metrics.values.map { ($0.name, $0.corrected) }.sorted { $0.0 < $1.0 },
-            requests: endpoints.values.flatMap { e in e.statuses.map { (e.name, $0.key < 0 ? "transport" : String($0.key), $0.value) } }
+            metrics: metrics.map { ($0.key, $0.value) }.sorted { $0.0 < $1.0 },
+            requests: statuses.flatMap { name, st in st.map { (name, $0.key < 0 ? "transport" : String($0.key), $0.value) } }
                 .sorted { ($0.0, $0.1) < ($1.0, $1.1) },
-            journeys: journeys.values.map { j in (j.journey, j.cohort, j.started, j.completed, j.abandoned, j.failed) }
-                .sorted { ($0.0, $0.1) < ($1.0, $1.1) },
-            counters: counters.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
+            journeys: journeys.sorted { ($0.0, $0.1) < ($1.0, $1.1) },
+            counters: counters)
     }
 
-    // MARK: Internals (call with the lock held)
+    // MARK: Internals
 
     @inline(__always)
     private static func micros(from start: UInt64, to end: UInt64) -> Int64 {
@@ -203,35 +210,38 @@ public final class Recorder: @unchecked Sendable {
         t <= startNanos ? 0 : Int((t - startNanos) / windowNanos)
     }
 
+    /// The calling thread's shard: its id, mixed so that ids a stack size apart spread out.
     @inline(__always)
-    private func slot(_ name: String) -> MetricSlot {
-        if let s = metrics[name] { return s }
-        let s = MetricSlot(name: name)
-        metrics[name] = s
-        return s
-    }
-
-    private func journeySlot(_ journey: String, _ cohort: String) -> JourneySlot {
-        let key = JourneyKey(journey: journey, cohort: cohort)
-        if let s = journeys[key] { return s }
-        let s = JourneySlot(journey: journey, cohort: cohort)
-        journeys[key] = s
-        return s
+    private var shard: RecorderShard {
+        let id = UInt64(pthread_self())
+        return shards[Int(truncatingIfNeeded: (id &* 0x9E37_79B9_7F4A_7C15) >> 58) & (shards.count - 1)]
     }
 
     @inline(__always)
-    private func recordLag(intended: UInt64, actual: UInt64, window: Int) {
-        let lag = Self.micros(from: intended, to: actual)
-        lagSlot.record(corrected: lag, uncorrected: lag, failed: false, window: window)
+    private static func recordLag(_ s: inout ShardState, intended: UInt64, actual: UInt64, window: Int) {
+        let lag = micros(from: intended, to: actual)
+        s.lag.record(corrected: lag, uncorrected: lag, failed: false, window: window)
     }
 
-    /// When time moves into a new window, compacts every window older than the previous one.
+    /// When time moves into a new window, folds every window older than the previous one out
+    /// of the shards (the previous one still receives late samples from slow threads). Called
+    /// with no lock held; the thread that moves `latestWindow` does the fold.
     @inline(__always)
     private func advance(to window: Int) {
-        guard window > latestWindow else { return }
-        latestWindow = window
-        let keepFrom = window - 1  // the previous window still receives late samples from slow threads
-        for s in metrics.values { s.compactWindows(before: keepFrom) }
-        for e in endpoints.values { e.latency.compactWindows(before: keepFrom) }
+        var seen = latestWindow.load(ordering: .relaxed)
+        while window > seen {
+            let (moved, now) = latestWindow.compareExchange(expected: seen, desired: window, ordering: .relaxed)
+            if moved { return fold(before: window - 1) }
+            seen = now
+        }
+    }
+
+    private func fold(before window: Int) {
+        closed.withLock { c in
+            for shard in shards {
+                let (m, e) = shard.state.withLock { $0.takeWindows(before: window) }
+                c.add(metrics: m, endpoints: e)
+            }
+        }
     }
 }

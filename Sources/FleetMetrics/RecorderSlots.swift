@@ -1,6 +1,8 @@
 // The recorder's mutable state, one slot per metric, endpoint, error kind and journey.
 // Slots are classes so that recording mutates them in place (no copy-on-write of the
-// histograms inside a dictionary value); they are only touched under the recorder's lock.
+// histograms inside a dictionary value). Metric and endpoint slots live in one recorder shard
+// and are only touched under that shard's lock; error and journey slots live in the recorder's
+// event tables, under theirs. What leaves a lock is a Sendable value (`MetricPart`, `EndpointPart`).
 
 /// One metric in one window while recording.
 final class WindowSlot {
@@ -10,9 +12,15 @@ final class WindowSlot {
     var errors: Int64 = 0
 
     init(index: Int) { self.index = index }
+
+    /// The window as a kept value, in the sparse form.
+    func closed() -> MetricWindow {
+        MetricWindow(index: index, corrected: corrected.compacted(), uncorrected: uncorrected.compacted(), errors: errors)
+    }
 }
 
-/// A metric's running histograms: whole run and per window.
+/// A metric's running histograms in one shard: whole run and the windows not yet folded into
+/// the recorder's closed windows (the current one and the previous, plus any late stragglers).
 final class MetricSlot {
     let name: String
     var corrected = Histogram()
@@ -21,8 +29,6 @@ final class MetricSlot {
     var windows: [Int: WindowSlot] = [:]
     /// The window used last: nearly every sample lands in it, so no dictionary lookup is needed.
     private var current: WindowSlot?
-    /// Windows whose histograms are dense (recording); compacted once the window is past.
-    private var denseWindows: [WindowSlot] = []
 
     init(name: String) { self.name = name }
 
@@ -41,34 +47,30 @@ final class MetricSlot {
         if let c = current, c.index == index { return c }
         let w: WindowSlot
         if let existing = windows[index] { w = existing } else { w = WindowSlot(index: index); windows[index] = w }
-        // A late sample for a compacted window makes it dense again; compact it again later.
-        if !denseWindows.contains(where: { $0 === w }) { denseWindows.append(w) }
         if index >= (current?.index ?? Int.min) { current = w }
         return w
     }
 
-    /// Turns the histograms of windows before `window` into their sparse form.
-    func compactWindows(before window: Int) {
-        if let c = current, c.index < window { current = nil }  // so a late sample re-registers it as dense
-        denseWindows.removeAll { w in
-            guard w.index < window else { return false }
-            w.corrected.compact()
-            w.uncorrected.compact()
-            return true
-        }
+    /// Removes the windows before `window` and hands them back closed (sparse), for the
+    /// recorder to merge into its store. A late sample for one of them opens it here again, and
+    /// it is folded again later: merging is exact, so a window may arrive in several parts.
+    func takeWindows(before window: Int) -> [MetricWindow] {
+        if let c = current, c.index < window { current = nil }
+        var out: [MetricWindow] = []
+        for (index, w) in windows where index < window { out.append(w.closed()) }
+        if !out.isEmpty { windows = windows.filter { $0.key >= window } }
+        return out
     }
 
-    func result() -> MetricResult {
-        let ws = windows.values.sorted { $0.index < $1.index }.map { w -> MetricWindow in
-            MetricWindow(index: w.index, corrected: w.corrected.compacted(),
-                         uncorrected: w.uncorrected.compacted(), errors: w.errors)
-        }
-        return MetricResult(name: name, corrected: corrected.compacted(), uncorrected: uncorrected.compacted(),
-                            errors: errors, windows: ws)
+    /// Everything this shard holds for the metric, as a value. The totals stay dense (a
+    /// copy-on-write share): the snapshot adds the shards' dense arrays and compacts once.
+    func part() -> MetricPart {
+        MetricPart(corrected: corrected, uncorrected: uncorrected, errors: errors,
+                   windows: windows.values.map { $0.closed() })
     }
 }
 
-/// One `METHOD /template`: latency plus status, error code and breakdown counts.
+/// One `METHOD /template` in one shard: latency plus status, error code and breakdown counts.
 final class EndpointSlot {
     let name: String
     let latency: MetricSlot
@@ -81,14 +83,9 @@ final class EndpointSlot {
         self.latency = MetricSlot(name: EndpointResult.latencyPrefix + name)
     }
 
-    func result() -> EndpointResult {
-        var r = EndpointResult(name: name)
-        r.latency = latency.result()
-        r.statuses = Dictionary(uniqueKeysWithValues: statuses.map { ($0.key < 0 ? "transport" : String($0.key), $0.value) })
-        r.errorCodes = errorCodes
-        r.dns = dns.compacted(); r.connect = connect.compacted(); r.tls = tls.compacted()
-        r.firstByte = firstByte.compacted(); r.total = total.compacted()
-        return r
+    func part() -> EndpointPart {
+        EndpointPart(latency: latency.part(), statuses: statuses, errorCodes: errorCodes,
+                     dns: dns, connect: connect, tls: tls, firstByte: firstByte, total: total)
     }
 }
 
@@ -152,4 +149,66 @@ struct JourneyExitKey: Hashable {
     let outcome: JourneyOutcome
     let step: String
     let code: String?
+}
+
+/// The recorder's tables whose content depends on call order (an error row's first message, a
+/// journey's step order) or that are written rarely (counters, health): one lock, `events`.
+struct RecorderEvents {
+    var errors: [ErrorKey: ErrorSlot] = [:]
+    var journeys: [JourneyKey: JourneySlot] = [:]
+    var counters: [String: Int64] = [:]
+    var health: [Int: HealthSample] = [:]
+    var journeysStarted: Int64 = 0, journeysCompleted: Int64 = 0, journeysFailed: Int64 = 0
+
+    mutating func error(_ key: ErrorKey, offset: UInt64, message: String?, window: Int) {
+        let row: ErrorSlot
+        if let existing = errors[key] { row = existing } else {
+            row = ErrorSlot(firstOffsetNanos: offset, sampleMessage: message)
+            errors[key] = row
+        }
+        // Threads finish out of order: the first occurrence is the earliest end, not the first call.
+        row.firstOffsetNanos = Swift.min(row.firstOffsetNanos, offset)
+        row.count += 1
+        row.windows[window, default: 0] += 1
+        if row.sampleMessage == nil { row.sampleMessage = message }
+    }
+
+    func errorRows() -> [ErrorRow] {
+        errors.map { key, row in
+            ErrorRow(endpoint: key.endpoint, status: key.status, code: key.code, count: row.count,
+                     firstOffsetNanos: row.firstOffsetNanos, sampleMessage: row.sampleMessage,
+                     windows: row.windows.map { WindowCount(window: $0.key, count: $0.value) }.sorted { $0.window < $1.window })
+        }.sorted { $0.sortKey < $1.sortKey }
+    }
+
+    mutating func journeySlot(_ journey: String, _ cohort: String) -> JourneySlot {
+        let key = JourneyKey(journey: journey, cohort: cohort)
+        if let s = journeys[key] { return s }
+        let s = JourneySlot(journey: journey, cohort: cohort)
+        journeys[key] = s
+        return s
+    }
+
+    mutating func journeyStarted(_ journey: String, cohort: String) {
+        journeySlot(journey, cohort).started += 1
+        journeysStarted += 1
+    }
+
+    mutating func journeyEnded(_ journey: String, cohort: String, outcome: JourneyOutcome, step: String,
+                               errorCode: String?, micros: Int64) {
+        let j = journeySlot(journey, cohort)
+        switch outcome {
+        case .completed:
+            j.completed += 1
+            j.duration.record(micros)
+            journeysCompleted += 1
+        case .abandoned:
+            j.abandoned += 1
+            j.exits[JourneyExitKey(outcome: outcome, step: step, code: errorCode), default: 0] += 1
+        case .failed:
+            j.failed += 1
+            j.exits[JourneyExitKey(outcome: outcome, step: step, code: errorCode), default: 0] += 1
+            journeysFailed += 1
+        }
+    }
 }

@@ -2,6 +2,7 @@ import Foundation
 import FleetCore
 import FleetHTTPServer
 import FleetSQLite
+import Synchronization
 
 /// The embedded reference stack: the whole API of `API.md` over a real HTTP/1.1 server on
 /// loopback, on SQLite in WAL mode, with an assessment worker pool.
@@ -9,20 +10,17 @@ import FleetSQLite
 /// `start()` returns the base URL once the server accepts requests; `stop()` stops the server and
 /// the workers and, when the database was a temporary file, removes it.
 public final class ReferenceStack: Sendable {
-    // The mutable parts (server, started flag) are inside `state`, guarded by its lock.
-    private let state: State
+    // The mutable parts (server, started flag) are inside `state`.
+    private let state = Mutex(State())
     public let settings: StackSettings
+    private let dbPath: String
+    private let ownsDatabase: Bool
 
-    private final class State: @unchecked Sendable {
-        // @unchecked: every var is read and written only under `lock`.
-        let lock = Lock()
+    private struct State {
         var server: HTTPServer?
         var app: StackApp?
         var baseURL: String?
         var stopped = false
-        let dbPath: String
-        let ownsDatabase: Bool
-        init(dbPath: String, ownsDatabase: Bool) { self.dbPath = dbPath; self.ownsDatabase = ownsDatabase }
     }
 
     /// Validates the settings, opens (or creates) the database and loads the article catalog.
@@ -39,17 +37,18 @@ public final class ReferenceStack: Sendable {
             ReferenceStack.sweepStaleTemporaryDatabases()
             path = NSTemporaryDirectory() + "fleet-stack-\(getpid())-\(IDs.make("db")).sqlite"
         }
-        state = State(dbPath: path, ownsDatabase: settings.dbPath == nil)
+        dbPath = path
+        ownsDatabase = settings.dbPath == nil
         let db = try SQLiteDatabase(path: path)
         let catalog = try Catalog.loadBundled().taggingLanguages(as: settings.practiceLanguages)
         let app = try StackApp(settings: settings, database: db, catalog: catalog, clock: clock)
-        state.app = app
+        state.withLock { $0.app = app }
     }
 
     /// Starts serving; returns `http://HOST:PORT`. Calling it again returns the same URL.
     @discardableResult
     public func start() throws -> String {
-        try state.lock.withLock {
+        try state.withLock { state throws -> String in
             if let url = state.baseURL { return url }
             guard !state.stopped, let app = state.app else { throw StackSettingsError("the stack was stopped; create a new one") }
             let server = HTTPServer(host: settings.host, port: settings.port, limits: ServerLimits(), ioThreads: 2, handler: app)
@@ -65,17 +64,17 @@ public final class ReferenceStack: Sendable {
     }
 
     /// The base URL while running, else nil.
-    public var baseURL: String? { state.lock.withLock { state.baseURL } }
+    public var baseURL: String? { state.withLock { $0.baseURL } }
 
     /// How often an assessment found its verdict in the cache (`verdictCache`), and how often it
     /// decoded; (0, 0) when the cache is off or the stack has stopped.
     public var verdictCacheCounts: (hits: Int, misses: Int) {
-        state.lock.withLock { state.app?.pipeline.verdictCacheCounts } ?? (0, 0)
+        state.withLock { $0.app?.pipeline.verdictCacheCounts } ?? (0, 0)
     }
 
     /// Stops the server and the workers; removes a temporary database. Idempotent.
     public func stop() {
-        let (server, app): (HTTPServer?, StackApp?) = state.lock.withLock {
+        let (server, app): (HTTPServer?, StackApp?) = state.withLock { state in
             guard !state.stopped else { return (nil, nil) }
             state.stopped = true
             defer { state.server = nil; state.app = nil; state.baseURL = nil }
@@ -84,9 +83,9 @@ public final class ReferenceStack: Sendable {
         server?.stop()
         app?.pipeline.stop()
         app?.dbQueue.sync {}  // let requests already on the queue finish before the files go
-        if state.ownsDatabase {
+        if ownsDatabase {
             app?.audio.removeAll()
-            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: state.dbPath + suffix) }
+            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: dbPath + suffix) }
         }
     }
 

@@ -1,6 +1,7 @@
 import FleetClient
 import FleetCore
 import FleetHTTP
+import Synchronization
 
 /// The recording a killed app left half-written: which session and round it belonged to.
 public struct PartialRecording: Sendable, Equatable {
@@ -8,25 +9,25 @@ public struct PartialRecording: Sendable, Equatable {
     public var round: Int
 }
 
-/// Holds the foreground task of an app so that a timer can kill it, once.
-///
-/// `@unchecked Sendable`: `task`, `armed` and `killed` are only read and written under `lock`
-/// (the user's task arms it, a timer task fires it).
-final class KillSwitch: @unchecked Sendable {
-    private let lock = Lock()
-    private var task: Task<Result<Void, JourneyStop>, Never>?
-    private var timer: Task<Void, Never>?
-    private var armed = false
-    private var killed = false
+/// Holds the foreground task of an app so that a timer can kill it, once (the user's task arms
+/// it, a timer task fires it; all of it behind `state`).
+final class KillSwitch: Sendable {
+    private struct State {
+        var task: Task<Result<Void, JourneyStop>, Never>?
+        var timer: Task<Void, Never>?
+        var armed = false
+        var killed = false
+    }
+    private let state = Mutex(State())
 
-    func hold(_ t: Task<Result<Void, JourneyStop>, Never>) { lock.withLock { task = t } }
+    func hold(_ t: Task<Result<Void, JourneyStop>, Never>) { state.withLock { $0.task = t } }
 
     /// Starts the countdown to the kill the first time it is called.
     func arm(afterMs ms: Double) {
-        lock.withLock {
-            guard !armed else { return }
-            armed = true
-            timer = Task { [self] in
+        state.withLock { s in
+            guard !s.armed else { return }
+            s.armed = true
+            s.timer = Task { [self] in
                 guard await Pause.until(MonotonicClock.now() &+ UInt64(max(0, ms) * 1e6)) else { return }
                 fire()
             }
@@ -34,17 +35,17 @@ final class KillSwitch: @unchecked Sendable {
     }
 
     private func fire() {
-        lock.withLock {
-            killed = true
-            task?.cancel()
+        state.withLock { s in
+            s.killed = true
+            s.task?.cancel()
         }
     }
 
     /// Stops a countdown that has not fired; reports whether the kill happened.
     func disarm() -> Bool {
-        lock.withLock {
-            timer?.cancel()
-            return killed
+        state.withLock { s in
+            s.timer?.cancel()
+            return s.killed
         }
     }
 }

@@ -5,6 +5,7 @@ import FleetClient
 /// Memory (the journey's local variables, in-flight transfers) is lost on a kill; this is what a
 /// relaunched app finds on disk. Owned by one virtual user; see `Credentials` for why it is
 /// `@unchecked Sendable`.
+// @unchecked: unguarded `var`s, confined to the task of the one user (or visit) holding the device.
 public final class Device: @unchecked Sendable {
     public let credentials: Credentials
     /// Recordings persisted before upload (flow 6: "persist file + attempt metadata").

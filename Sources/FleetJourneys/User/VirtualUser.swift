@@ -9,6 +9,7 @@ import FleetMetrics
 /// HTTP engine's completions. `nextIntended` is the instant its next request is *meant* to go
 /// out; every request is recorded against it, so a late generator cannot pass for a fast server.
 /// Only its own journey task touches it (hence `@unchecked Sendable`).
+// @unchecked: unguarded `var`s, confined to the user's own journey task.
 public final class VirtualUser: @unchecked Sendable {
     public let index: Int
     public let world: FleetWorld

@@ -57,6 +57,7 @@ public enum Blast {
 ///
 /// `@unchecked Sendable`: every mutable field is read and written only on the serial `queue`
 /// (completions are delivered there by the engine, timers fire there), except `idle`, a semaphore.
+// @unchecked: mutable fields confined to the serial `queue`.
 final class BlastDriver: @unchecked Sendable {
     private let engine: HTTPEngine
     private let recorder: Recorder

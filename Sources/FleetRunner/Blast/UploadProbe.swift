@@ -2,6 +2,7 @@ import Dispatch
 import FleetCore
 import FleetHTTP
 import Foundation
+import Synchronization
 
 /// What `UploadProbe.run` does: `users` requests started at the same instant through the real
 /// engine, each a PUT of one shared clip (or a GET when `clipPath` is nil).
@@ -114,28 +115,33 @@ public enum UploadProbe {
     }
 }
 
-/// Outcome counts and latencies from completion handlers. `@unchecked Sendable`: every field
-/// is behind `lock`.
-private final class ProbeTally: @unchecked Sendable {
-    private let lock = Lock()
-    private var ok = 0
-    private var failures: [String: Int] = [:]
-    private var latencies: [Double] = []
+/// Outcome counts and latencies from completion handlers, all behind one Mutex.
+private final class ProbeTally: Sendable {
+    private struct Counts {
+        var ok = 0
+        var failures: [String: Int] = [:]
+        var latencies: [Double] = []
+    }
+    private let counts: Mutex<Counts>
 
-    init(users: Int) { latencies.reserveCapacity(users) }
+    init(users: Int) {
+        var c = Counts()
+        c.latencies.reserveCapacity(users)
+        counts = Mutex(c)
+    }
 
     func record(_ result: Result<HTTPResponse, HTTPError>, seconds: Double) {
-        lock.withLock {
-            latencies.append(seconds)
+        counts.withLock { c in
+            c.latencies.append(seconds)
             switch result {
-            case .success(let r) where (200..<300).contains(r.status): ok += 1
-            case .success(let r): failures["status \(r.status)", default: 0] += 1
-            case .failure(let e): failures["\(e.kind)", default: 0] += 1
+            case .success(let r) where (200..<300).contains(r.status): c.ok += 1
+            case .success(let r): c.failures["status \(r.status)", default: 0] += 1
+            case .failure(let e): c.failures["\(e.kind)", default: 0] += 1
             }
         }
     }
 
     func summary() -> (Int, [String: Int], [Double]) {
-        lock.withLock { (ok, failures, latencies.sorted()) }
+        counts.withLock { c in (c.ok, c.failures, c.latencies.sorted()) }
     }
 }

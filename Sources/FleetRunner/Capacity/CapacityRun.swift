@@ -2,19 +2,18 @@ import Foundation
 import FleetCore
 import FleetHTTP
 import FleetJourneys
+import Synchronization
 
 /// `fleet capacity`: one stack, one engine, and the search's steps one after another, bounded by
 /// `--max-duration`; Ctrl-C ends the step under way and still writes what was found.
-public final class CapacityRun: @unchecked Sendable {
-    // @unchecked: `runner` and `stopped` are only touched under `lock`.
+public final class CapacityRun: Sendable {
     public let options: RunOptions
     public let maxDurationS: Double
     let launcher: any StackLauncher
     let loadRecordings: @Sendable () throws -> any RecordingSource
     let say: @Sendable (String) -> Void
-    private let lock = Lock()
-    private var runner: LiveStepRunner?
-    private var stopped = false
+    /// The step runner once built, and whether Ctrl-C came (possibly before it was built).
+    private let state = Mutex<(runner: LiveStepRunner?, stopped: Bool)>((nil, false))
 
     public init(options: RunOptions, maxDurationS: Double, launcher: any StackLauncher,
                 recordings: @escaping @Sendable () throws -> any RecordingSource, say: @escaping @Sendable (String) -> Void) {
@@ -26,12 +25,12 @@ public final class CapacityRun: @unchecked Sendable {
     }
 
     public func interrupt() {
-        let r = lock.withLock { () -> LiveStepRunner? in stopped = true; return runner }
+        let r = state.withLock { s -> LiveStepRunner? in s.stopped = true; return s.runner }
         say("stopping: ending the step under way; what was found is written")
         r?.stop()
     }
 
-    var interrupted: Bool { lock.withLock { stopped } }
+    var interrupted: Bool { state.withLock { $0.stopped } }
 
     public func run() async throws -> RunOutcome {
         let profile = options.profile
@@ -51,7 +50,7 @@ public final class CapacityRun: @unchecked Sendable {
         let cores = Double(ProcessInfo.processInfo.activeProcessorCount)
         let live = LiveStepRunner(profile: profile, settings: settings, clientSettings: profile.client.settings(baseURL: base),
                                   engine: engine, recordings: recordings, cores: cores, say: say)
-        let already = lock.withLock { () -> Bool in runner = live; return stopped }
+        let already = state.withLock { s -> Bool in s.runner = live; return s.stopped }
         if already { live.stop() }
         for line in profile.populationLines() { say(line) }
         say(Self.mixLine(profile))

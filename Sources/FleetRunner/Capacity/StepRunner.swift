@@ -3,6 +3,7 @@ import FleetClient
 import FleetHTTP
 import FleetJourneys
 import FleetMetrics
+import Synchronization
 
 /// Runs one capacity step at an offered rate and returns its score. The search is written against
 /// this, so tests drive it with scripted outcomes.
@@ -14,8 +15,7 @@ public protocol CapacityStepRunner: Sendable {
 /// a run uses, against a stack that stays up for the whole search (its database grows across
 /// steps, as a real deployment's does). Each step has a recorder of its own; it is watched window
 /// by window until steady state (or an early failure, or `max_step_s`), then its users are cancelled.
-final class LiveStepRunner: CapacityStepRunner, @unchecked Sendable {
-    // @unchecked: `current` is only touched under `lock`; the rest is immutable.
+final class LiveStepRunner: CapacityStepRunner, Sendable {
     let profile: Profile
     let settings: CapacitySettings
     let clientSettings: ClientSettings
@@ -23,9 +23,8 @@ final class LiveStepRunner: CapacityStepRunner, @unchecked Sendable {
     let recordings: any RecordingSource
     let say: @Sendable (String) -> Void
     let judge: StepJudge
-    private let lock = Lock()
-    private var current: RunControl?
-    private var stopped = false
+    /// The step under way, and whether Ctrl-C came (a step started after it is cancelled at once).
+    private let state = Mutex<(current: RunControl?, stopped: Bool)>((nil, false))
 
     init(profile: Profile, settings: CapacitySettings, clientSettings: ClientSettings, engine: HTTPEngine,
          recordings: any RecordingSource, cores: Double, say: @escaping @Sendable (String) -> Void) {
@@ -40,11 +39,11 @@ final class LiveStepRunner: CapacityStepRunner, @unchecked Sendable {
 
     /// Ctrl-C: the step under way ends now (and is scored from what it measured).
     func stop() {
-        let c = lock.withLock { () -> RunControl? in stopped = true; return current }
+        let c = state.withLock { s -> RunControl? in s.stopped = true; return s.current }
         c?.cancelAll()
     }
 
-    var isStopped: Bool { lock.withLock { stopped } }
+    var isStopped: Bool { state.withLock { $0.stopped } }
 
     /// The profile as one step runs it: the first scenario at `rate`, bounded by `max_step_s`;
     /// with a population section, its visitors (traits, cohorts, journeys by cohort) arrive instead
@@ -72,7 +71,7 @@ final class LiveStepRunner: CapacityStepRunner, @unchecked Sendable {
         let control = RunControl()
         let stepProfile = stepProfile(rate: rate, maxS: maxS, index: index)
         let fleet = Fleet(profile: stepProfile, world: world, control: control)
-        let alreadyStopped = lock.withLock { () -> Bool in current = control; return stopped }
+        let alreadyStopped = state.withLock { s -> Bool in s.current = control; return s.stopped }
         if alreadyStopped { control.cancelAll() }
         let stall = profile.debug.map { GeneratorStall.schedule($0, start: start, say: say) }
         let run = Task { await fleet.run(start: start) }

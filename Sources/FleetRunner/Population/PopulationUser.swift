@@ -1,6 +1,7 @@
 import FleetClient
 import FleetCore
 import FleetJourneys
+import Synchronization
 
 /// What one daily active user is, drawn from its own generator: the same traits whichever
 /// visit asks (the schedule needs the zone and the session count, the visit the rest).
@@ -40,27 +41,28 @@ public struct PopulationUser: Sendable, Equatable {
 
 /// Devices of returning users, so that a later visit is the same install with its tokens and
 /// state, not a new one. A device is lent to one visit at a time.
-final class ReturningDevices: @unchecked Sendable {
-    // @unchecked: `devices` and `busy` are only touched under `lock`.
-    private let lock = Lock()
-    private var devices: [Int: Device] = [:]
-    private var busy: Set<Int> = []
+final class ReturningDevices: Sendable {
+    private struct Shelf {
+        var devices: [Int: Device] = [:]
+        var busy: Set<Int> = []
+    }
+    private let shelf = Mutex(Shelf())
 
     enum Lease { case new, returning(Device), busy }
 
     func lease(_ user: Int) -> Lease {
-        lock.withLock {
-            if busy.contains(user) { return .busy }
-            busy.insert(user)
-            if let d = devices[user] { return .returning(d) }
+        shelf.withLock { s in
+            if s.busy.contains(user) { return .busy }
+            s.busy.insert(user)
+            if let d = s.devices[user] { return .returning(d) }
             return .new
         }
     }
 
     func giveBack(_ user: Int, _ device: Device) {
-        lock.withLock {
-            busy.remove(user)
-            devices[user] = device
+        shelf.withLock { s in
+            s.busy.remove(user)
+            s.devices[user] = device
         }
     }
 }

@@ -1,5 +1,6 @@
 import FleetCore
 import FleetMetrics
+import Synchronization
 
 /// What a workload model may do: wait for an instant, start users, count dropped arrivals.
 ///
@@ -19,7 +20,7 @@ public final class ArrivalDriver: Sendable {
     /// Builds and walks one user with the given local index and intended start.
     let walk: @Sendable (_ localIndex: Int, _ intended: UInt64) async -> Void
     /// Users of this scenario alive now: `max_users` caps a scenario, not the whole run.
-    private let alive = AtomicCounter()
+    private let alive = Atomic<Int>(0)
 
     init(start: UInt64, scenarioIndex: Int, scenarioName: String = "", seed: UInt64, shard: Shard = .whole,
          control: RunControl, recorder: Recorder, walk: @escaping @Sendable (Int, UInt64) async -> Void) {
@@ -45,19 +46,19 @@ public final class ArrivalDriver: Sendable {
     /// not a count of users started, so that it is the same in every shard and every run.
     public func launch(intended: UInt64, index: Int) {
         begin()
-        control.spawn { await self.walk(index, intended); self.alive.add(-1) }
+        control.spawn { await self.walk(index, intended); self.alive.subtract(1, ordering: .relaxed) }
     }
 
     /// Closed models: runs user number `index`'s journey to its end.
     public func runOne(intended: UInt64, index: Int) async {
         begin()
-        await control.spawn { await self.walk(index, intended); self.alive.add(-1) }.value
+        await control.spawn { await self.walk(index, intended); self.alive.subtract(1, ordering: .relaxed) }.value
     }
 
     /// Counts the user as alive before its task exists, so a capacity check right after a launch
     /// already sees it.
     private func begin() {
-        alive.add(1)
+        alive.add(1, ordering: .relaxed)
         recorder.count(.usersStarted(scenarioName))
     }
 
@@ -69,18 +70,8 @@ public final class ArrivalDriver: Sendable {
     }
 
     /// Users of this scenario alive now.
-    public var active: Int { alive.value }
+    public var active: Int { alive.load(ordering: .relaxed) }
 
     /// The generator for the schedule itself (arrival instants), separate from every user's.
     public func scheduleRandom() -> SeededRandom { SeededRandom(seed: seed, stream: 0xA11A_0000 &+ UInt64(scenarioIndex)) }
-}
-
-/// A lock-protected counter (users alive, changed from concurrent user tasks).
-final class AtomicCounter: @unchecked Sendable {
-    // @unchecked: `value` is only read or written under `lock`.
-    private let lock = Lock()
-    private var value_ = 0
-
-    func add(_ d: Int) { lock.withLock { value_ += d } }
-    var value: Int { lock.withLock { value_ } }
 }

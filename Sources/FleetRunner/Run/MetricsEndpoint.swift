@@ -1,5 +1,6 @@
 import FleetCore
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -9,16 +10,14 @@ import Glibc
 /// after its answer: a scraper asks every few seconds, so nothing more is needed, and the load
 /// generator's own threads are never involved. Loopback only, like every address Fleet uses in
 /// tests and CI; a remote Prometheus scrapes it through the pod's port-forward or a sidecar.
-public final class MetricsEndpoint: @unchecked Sendable {
+public final class MetricsEndpoint: Sendable {
     public let host: String
     /// The bound port (the one asked for, or the kernel's choice for 0).
     public let port: Int
     private let fd: Int32
     private let body: @Sendable () -> String
     private let contentType: String
-    private let lock = Lock()
-    private var stopped = false
-    private var thread: Thread?
+    private let stopped = Atomic<Bool>(false)
 
     /// Binds `listen` ("127.0.0.1:9464"); a non-loopback or malformed address is bad input.
     public init(listen address: String, contentType: String, body: @escaping @Sendable () -> String) throws {
@@ -53,19 +52,18 @@ public final class MetricsEndpoint: @unchecked Sendable {
         self.body = body
         self.contentType = contentType
         let t = Thread { [self] in serve() }
-        t.name = "fleet-metrics"
-        thread = t
+        t.name = "fleet-metrics"  // the running thread keeps itself (and `self`) alive until `stop`
         t.start()
     }
 
     public var url: String { "http://\(host):\(port)/metrics" }
 
     /// Stops accepting; the serving thread notices within its poll interval and closes the socket.
-    public func stop() { lock.withLock { stopped = true } }
+    public func stop() { stopped.store(true, ordering: .relaxed) }
 
     private func serve() {
         defer { close(fd) }
-        while !lock.withLock({ stopped }) {
+        while !stopped.load(ordering: .relaxed) {
             var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             guard poll(&p, 1, 200) > 0 else { continue }
             let c = accept(fd, nil, nil)

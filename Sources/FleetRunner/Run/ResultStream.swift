@@ -14,8 +14,8 @@ import Glibc
 /// of the last complete line and the windows of every line; a line torn by the kill is skipped.
 /// Appends go straight to the kernel (`O_APPEND` `write`), so nothing waits in a user-space
 /// buffer when the process dies.
+// @unchecked: `fd` is immutable; `streamedThrough` is touched by the run's one monitor task only.
 public final class ResultStream: @unchecked Sendable {
-    // @unchecked: `fd` is immutable; `streamedThrough` is touched by the run's one monitor task.
     public static let fileName = "stream.jsonl"
     private let fd: Int32
     public let path: String

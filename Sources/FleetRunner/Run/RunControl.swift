@@ -1,28 +1,44 @@
+import Dispatch
 import FleetCore
+import Synchronization
 
 /// The run's stop switch and its registry of live user tasks.
 ///
 /// Stopping happens in two steps, as a load tester's user expects: first no new arrivals (users
 /// in flight finish within the grace period), then every user task is cancelled, which drops its
 /// in-flight transfers and wakes it from any pause. Measurements already taken are kept.
-public final class RunControl: @unchecked Sendable {
-    private let lock = Lock()
-    private var tasks: [Int: Task<Void, Never>] = [:]
-    private var nextId = 0
-    private var stoppedArrivals = false
-    private var deadline: UInt64 = .max
-    private var active = 0
-    private var stopHandlers: [@Sendable () -> Void] = []
+public final class RunControl: Sendable {
+    private struct State {
+        var tasks: [Int: Task<Void, Never>] = [:]
+        var nextId = 0
+        var stoppedArrivals = false
+        var deadline: UInt64 = .max
+        var active = 0
+        var stopHandlers: [@Sendable () -> Void] = []
+        /// `drain` calls waiting for the last user, each resumed once: by the last user's end or its timer.
+        var drainers: [Int: Drainer] = [:]
+        var nextDrainer = 0
+    }
+
+    private struct Drainer {
+        let continuation: CheckedContinuation<Bool, Never>
+        let timer: DispatchWorkItem?
+    }
+
+    private let state = Mutex(State())
+    private static let timerQueue = DispatchQueue(label: "fleet.drain-timers")
 
     public init() {}
 
-    public var arrivalsStopped: Bool { lock.withLock { stoppedArrivals } }
-    public var arrivalsDeadline: UInt64 { lock.withLock { deadline } }
-    public var activeUsers: Int { lock.withLock { active } }
-    public var liveTasks: Int { lock.withLock { tasks.count } }
+    public var arrivalsStopped: Bool { state.withLock { $0.stoppedArrivals } }
+    public var arrivalsDeadline: UInt64 { state.withLock { $0.deadline } }
+    public var activeUsers: Int { state.withLock { $0.active } }
+    public var liveTasks: Int { state.withLock { $0.tasks.count } }
+    /// `drain` calls waiting now (tests wait for one to be waiting before they end the last user).
+    var waitingDrains: Int { state.withLock { $0.drainers.count } }
 
     /// No user starts at or after `instant` (the profile's duration cap).
-    public func setArrivalsDeadline(_ instant: UInt64) { lock.withLock { deadline = instant } }
+    public func setArrivalsDeadline(_ instant: UInt64) { state.withLock { $0.deadline = instant } }
 
     /// Stops arrivals now; users already walking go on.
     public func stopArrivals() {
@@ -33,9 +49,9 @@ public final class RunControl: @unchecked Sendable {
     /// to wake its drivers from long sleeps (a slot waiting for its turn in a ramp), so that a
     /// stop ends the schedule now rather than when its next instant comes.
     public func whenArrivalsStop(_ handler: @escaping @Sendable () -> Void) {
-        let now = lock.withLock { () -> Bool in
-            if stoppedArrivals { return true }
-            stopHandlers.append(handler)
+        let now = state.withLock { s -> Bool in
+            if s.stoppedArrivals { return true }
+            s.stopHandlers.append(handler)
             return false
         }
         if now { handler() }
@@ -43,17 +59,17 @@ public final class RunControl: @unchecked Sendable {
 
     /// Sets the stopped flag and hands back the handlers to call (outside the lock).
     private func markStopped() -> [@Sendable () -> Void] {
-        lock.withLock {
-            stoppedArrivals = true
-            defer { stopHandlers = [] }
-            return stopHandlers
+        state.withLock { s in
+            s.stoppedArrivals = true
+            defer { s.stopHandlers = [] }
+            return s.stopHandlers
         }
     }
 
     /// Cancels every live user (their journeys end as interrupted).
     public func cancelAll() {
         for h in markStopped() { h() }
-        let all = lock.withLock { Array(tasks.values) }
+        let all = state.withLock { Array($0.tasks.values) }
         for t in all { t.cancel() }
     }
 
@@ -62,29 +78,63 @@ public final class RunControl: @unchecked Sendable {
     @discardableResult
     func spawn(_ body: @escaping @Sendable () async -> Void) -> Task<Void, Never> {
         // Counted as active from the moment it is spawned, so a capacity check right after a
-        // launch already sees it.
-        lock.withLock {
-            nextId += 1
-            active += 1
-            let id = nextId
+        // launch already sees it. The task is created under the lock so that it cannot end (and
+        // remove its entry) before the entry exists.
+        state.withLock { s in
+            s.nextId += 1
+            s.active += 1
+            let id = s.nextId
             let task = Task {
                 await body()
-                self.lock.withLock {
-                    _ = self.tasks.removeValue(forKey: id)
-                    self.active -= 1
-                }
+                self.ended(id)
             }
-            tasks[id] = task
+            s.tasks[id] = task
             return task
         }
     }
 
-    /// Waits until no user task is alive, or until `instant`; true when all ended.
-    public func drain(until instant: UInt64) async -> Bool {
-        while liveTasks > 0 {
-            if MonotonicClock.now() >= instant { return false }
-            await Pause.sleep(seconds: 0.05)
+    /// A user task ended: the last one out wakes every `drain` waiting for it.
+    private func ended(_ id: Int) {
+        let woken = state.withLock { s -> [Drainer] in
+            _ = s.tasks.removeValue(forKey: id)
+            s.active -= 1
+            guard s.tasks.isEmpty, !s.drainers.isEmpty else { return [] }
+            defer { s.drainers = [:] }
+            return Array(s.drainers.values)
         }
-        return true
+        for d in woken {
+            d.timer?.cancel()
+            d.continuation.resume(returning: true)
+        }
+    }
+
+    /// The drain `id` timed out, unless the last user's end already resumed it.
+    private func timedOut(_ id: Int) {
+        state.withLock { $0.drainers.removeValue(forKey: id) }?.continuation.resume(returning: false)
+    }
+
+    /// Waits until no user task is alive, or until `instant`; true when all ended.
+    ///
+    /// Woken by the last user's end (no polling), or by a timer at `instant`. Cancelling the
+    /// caller does not end the wait early: the answer is about the users, not about the caller.
+    public func drain(until instant: UInt64) async -> Bool {
+        await withCheckedContinuation { (c: CheckedContinuation<Bool, Never>) in
+            let now = MonotonicClock.now()
+            let registered = state.withLock { s -> (id: Int, timer: DispatchWorkItem?)? in
+                if s.tasks.isEmpty { return nil }
+                let id = s.nextDrainer
+                s.nextDrainer += 1
+                // No timer for an instant too far to matter (a wait bounded by users only).
+                let timer = instant > now && instant - now < 365 * 86_400 * 1_000_000_000
+                    ? DispatchWorkItem { [weak self] in self?.timedOut(id) } : nil
+                s.drainers[id] = Drainer(continuation: c, timer: timer)
+                return (id, timer)
+            }
+            guard let registered else { return c.resume(returning: true) }
+            if instant <= now { return timedOut(registered.id) }
+            if let timer = registered.timer {
+                Self.timerQueue.asyncAfter(deadline: .now() + .nanoseconds(Int(instant - now)), execute: timer)
+            }
+        }
     }
 }

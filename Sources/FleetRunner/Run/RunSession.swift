@@ -6,21 +6,21 @@ import FleetHTTP
 import FleetJourneys
 import FleetMetrics
 import FleetReport
+import Synchronization
 
 /// One run from start to report: stack, engine, recorder, fleet, progress, stop, report.
 ///
 /// Stopping is the part a load tester's user cares about most: the duration cap (or a first
 /// Ctrl-C) stops arrivals and gives users in flight `grace_s` to finish; then (or on a second
 /// Ctrl-C) every user is cancelled, dropping its transfers. Whatever was measured is reported.
-public final class RunSession: @unchecked Sendable {
+public final class RunSession: Sendable {
     public let options: RunOptions
     let launcher: any StackLauncher
     /// Loads the corpus; called after the target answered, so a wrong URL fails in seconds.
     let loadRecordings: @Sendable () throws -> any RecordingSource
     let say: @Sendable (String) -> Void
     let control = RunControl()
-    private let lock = Lock()
-    private var interrupts = 0
+    private let interrupts = Atomic<Int>(0)
 
     public init(options: RunOptions, launcher: any StackLauncher, recordings: @escaping @Sendable () throws -> any RecordingSource,
                 say: @escaping @Sendable (String) -> Void) {
@@ -32,7 +32,7 @@ public final class RunSession: @unchecked Sendable {
 
     /// Ctrl-C / SIGTERM: the first stops arrivals (grace for users in flight), the second cancels all.
     public func interrupt() {
-        let n = lock.withLock { () -> Int in interrupts += 1; return interrupts }
+        let n = interrupts.add(1, ordering: .relaxed).newValue
         if n == 1 {
             say("stopping: no new users; \(Int(options.profile.graceS)) s for users in flight (Ctrl-C again to stop now)")
             control.stopArrivals()
@@ -47,7 +47,7 @@ public final class RunSession: @unchecked Sendable {
         }
     }
 
-    var interrupted: Bool { lock.withLock { interrupts > 0 } }
+    var interrupted: Bool { interrupts.load(ordering: .relaxed) > 0 }
 
     public func run() async throws -> RunOutcome {
         let profile = options.profile

@@ -65,6 +65,7 @@ public struct ChildProcessStackLauncher: StackLauncher {
 }
 
 /// A running child stack; stop sends SIGTERM, then SIGKILL if it lingers.
+// @unchecked: only `let`s; `Process` (not Sendable) is signalled and awaited only by `stop()`.
 final class ChildStack: RunningStack, @unchecked Sendable {
     let baseURL: String
     private let process: Process
@@ -89,6 +90,7 @@ final class ChildStack: RunningStack, @unchecked Sendable {
 }
 
 /// Reads lines from a pipe with a timeout (poll(2) on the descriptor).
+// @unchecked: `buffer` is confined to the one thread awaiting READY; the drain thread never touches it.
 final class LineReader: @unchecked Sendable {
     private let handle: FileHandle
     private var buffer: [UInt8] = []

@@ -1,6 +1,7 @@
 import Foundation
 import FleetCore
 import FleetAudio
+import Synchronization
 
 /// The assessment queue and its pool of workers.
 ///
@@ -9,14 +10,16 @@ import FleetAudio
 /// see it. Service time is drawn from lognormal(median, sigma) with the stack's seed and split
 /// 40/60 between the two stages. No thread sleeps: stage changes are Dispatch timers, and the
 /// audio analysis runs on a concurrent queue while the simulated service time elapses.
+// @unchecked: the queue state is behind `state: Mutex`; `app` is a weak var assigned once in init.
 final class AssessmentPipeline: @unchecked Sendable {
-    // @unchecked: `waiting`, `head`, `busy`, `rng` and `stopped` are guarded by `lock`; the rest is immutable.
-    private let lock = Lock()
-    private var waiting: [String] = []
-    private var head = 0
-    private var busy = 0
-    private var rng: SeededRandom
-    private var stopped = false
+    private struct State {
+        var waiting: [String] = []
+        var head = 0
+        var busy = 0
+        var rng: SeededRandom
+        var stopped = false
+    }
+    private let state: Mutex<State>
     private let settings: StackSettings
     /// Weak: the app owns the pipeline; timers still in flight after the stack stopped find nil.
     private weak var app: StackApp?
@@ -30,7 +33,7 @@ final class AssessmentPipeline: @unchecked Sendable {
     init(settings: StackSettings, app: StackApp?) {
         self.settings = settings
         self.app = app
-        rng = SeededRandom(seed: settings.seed, stream: 0xA55E55)
+        state = Mutex(State(rng: SeededRandom(seed: settings.seed, stream: 0xA55E55)))
         verdicts = settings.verdictCache ? AudioVerdictCache() : nil
     }
 
@@ -49,10 +52,10 @@ final class AssessmentPipeline: @unchecked Sendable {
     }
 
     /// Attempts waiting for a worker (not counting those being processed).
-    var queuedCount: Int { lock.withLock { waiting.count - head } }
+    var queuedCount: Int { state.withLock { $0.waiting.count - $0.head } }
 
     /// Whether one more submit fits under `maxQueue`.
-    var hasRoom: Bool { lock.withLock { waiting.count - head < settings.maxQueue } }
+    var hasRoom: Bool { state.withLock { $0.waiting.count - $0.head < settings.maxQueue } }
 
     /// A fair Retry-After for a full queue: the time the backlog needs to drain, at least 1 s.
     var retryAfterSeconds: Int {
@@ -62,25 +65,25 @@ final class AssessmentPipeline: @unchecked Sendable {
 
     /// Queues an attempt whose submit has been recorded (called on the database queue).
     func enqueue(_ attemptID: String) {
-        lock.withLock { waiting.append(attemptID) }
+        state.withLock { $0.waiting.append(attemptID) }
         startWork()
     }
 
     /// Stops starting new work; in-flight timers finish without touching the database.
-    func stop() { lock.withLock { stopped = true } }
+    func stop() { state.withLock { $0.stopped = true } }
 
-    private var isStopped: Bool { lock.withLock { stopped } }
+    private var isStopped: Bool { state.withLock { $0.stopped } }
 
     /// Hands queued attempts to free workers.
     private func startWork() {
         while true {
-            let next: (String, Double, Double)? = lock.withLock {
-                guard !stopped, busy < settings.workers, head < waiting.count else { return nil }
-                let id = waiting[head]
-                head += 1
-                if head > 1024 && head * 2 > waiting.count { waiting.removeFirst(head); head = 0 }
-                busy += 1
-                let (t, a) = drawServiceTimes()
+            let next: (String, Double, Double)? = state.withLock { s in
+                guard !s.stopped, s.busy < settings.workers, s.head < s.waiting.count else { return nil }
+                let id = s.waiting[s.head]
+                s.head += 1
+                if s.head > 1024 && s.head * 2 > s.waiting.count { s.waiting.removeFirst(s.head); s.head = 0 }
+                s.busy += 1
+                let (t, a) = drawServiceTimes(&s.rng)
                 return (id, t, a)
             }
             guard let (id, transcribeMs, assessMs) = next else { return }
@@ -88,9 +91,9 @@ final class AssessmentPipeline: @unchecked Sendable {
         }
     }
 
-    /// Service time of each stage (called under `lock`): per-stage settings when given, else one
-    /// lognormal(assessmentMedianMs, assessmentSigma) draw split 40/60.
-    private func drawServiceTimes() -> (Double, Double) {
+    /// Service time of each stage (called under the lock, with its generator): per-stage settings
+    /// when given, else one lognormal(assessmentMedianMs, assessmentSigma) draw split 40/60.
+    private func drawServiceTimes(_ rng: inout SeededRandom) -> (Double, Double) {
         // Capped at one hour: a wide sigma must not make a timer overflow or stall an attempt forever.
         func draw(_ median: Double, _ sigma: Double) -> Double {
             min(3_600_000, sigma > 0 && median > 0 ? rng.lognormal(median: median, sigma: sigma) : median)
@@ -102,7 +105,7 @@ final class AssessmentPipeline: @unchecked Sendable {
     }
 
     private func finished() {
-        lock.withLock { busy -= 1 }
+        state.withLock { $0.busy -= 1 }
         startWork()
     }
 

@@ -1,15 +1,14 @@
 import FleetCore
+import Synchronization
 
 /// Draws the injected faults of a route (latency and errors) from the stack's seeded generator.
-final class FaultInjector: @unchecked Sendable {
-    // @unchecked: `rng` is only touched under `lock`; `faults` is immutable.
-    private let lock = Lock()
-    private var rng: SeededRandom
+final class FaultInjector: Sendable {
+    private let rng: Mutex<SeededRandom>
     private let faults: [String: RouteFault]
 
     init(faults: [String: RouteFault], seed: UInt64) {
         self.faults = faults
-        rng = SeededRandom(seed: seed, stream: 0xFA017)
+        rng = Mutex(SeededRandom(seed: seed, stream: 0xFA017))
     }
 
     var isEmpty: Bool { faults.isEmpty }
@@ -17,7 +16,7 @@ final class FaultInjector: @unchecked Sendable {
     /// The delay (ms) and the error (if any) for one request on `template`.
     func draw(template: String) -> (delayMs: Double, error: APIError?) {
         guard let f = faults[template] ?? faults["*"] else { return (0, nil) }
-        return lock.withLock {
+        return rng.withLock { rng in
             var delay = f.latencyMedianMs
             if f.latencySigma > 0, f.latencyMedianMs > 0 {
                 delay = min(600_000, rng.lognormal(median: f.latencyMedianMs, sigma: f.latencySigma))
@@ -31,5 +30,5 @@ final class FaultInjector: @unchecked Sendable {
     }
 
     /// A seeded coin for the lost-submit bug.
-    func chance(_ p: Double) -> Bool { lock.withLock { rng.chance(p) } }
+    func chance(_ p: Double) -> Bool { rng.withLock { $0.chance(p) } }
 }

@@ -2,6 +2,7 @@ import Foundation
 import FleetCore
 import FleetHTTPServer
 import FleetSQLite
+import Synchronization
 
 /// The reference stack's application: the `ServerHandler` behind the HTTP server.
 ///
@@ -9,8 +10,8 @@ import FleetSQLite
 /// request's read-check-write runs alone and inside one transaction; this is what makes "one
 /// effect per Idempotency-Key" and "one settlement per session" hold under concurrent repeats.
 /// CPU work that needs no database (audio analysis, hashing uploads) runs elsewhere.
+// @unchecked: `db`, `limiter` confined to `dbQueue`; `baseURL` behind a Mutex; `router`, `pipeline` set once in init.
 final class StackApp: ServerHandler, @unchecked Sendable {
-    // @unchecked: `db`, `limiter` are used only on `dbQueue`; `baseURL` is guarded by `lock`;
     // `router` and `pipeline` are assigned once in init and read-only afterwards; everything else
     // is immutable and Sendable.
     let settings: StackSettings
@@ -25,8 +26,7 @@ final class StackApp: ServerHandler, @unchecked Sendable {
     var limiter: RateLimiter
     private(set) var pipeline: AssessmentPipeline!
     private var router = Router(routes: [])
-    private let lock = Lock()
-    private var _baseURL = "http://127.0.0.1"
+    private let _baseURL = Mutex("http://127.0.0.1")
     private let configBytes: [UInt8]
     private let timers = DispatchQueue(label: "fleet.stack.delays")
 
@@ -71,8 +71,8 @@ final class StackApp: ServerHandler, @unchecked Sendable {
 
     /// The origin that upload URLs point at, set once the server has its port.
     var baseURL: String {
-        get { lock.withLock { _baseURL } }
-        set { lock.withLock { _baseURL = newValue } }
+        get { _baseURL.withLock { $0 } }
+        set { _baseURL.withLock { $0 = newValue } }
     }
 
     // MARK: ServerHandler

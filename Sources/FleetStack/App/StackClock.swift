@@ -1,16 +1,15 @@
 import FleetCore
+import Synchronization
 
 /// The stack's notion of "now": wall-clock time plus an offset that tests move forward, so that
 /// token and URL expiry, streak days and plan readiness can be tested without waiting.
-final class StackClock: @unchecked Sendable {
-    // @unchecked: `offsetMs` is only touched under `lock`.
-    private let lock = Lock()
-    private var offsetMs: Int64 = 0
+final class StackClock: Sendable {
+    private let offsetMs: Atomic<Int64>
 
-    init(offsetMs: Int64 = 0) { self.offsetMs = offsetMs }
+    init(offsetMs: Int64 = 0) { self.offsetMs = Atomic(offsetMs) }
 
-    func nowMs() -> Int64 { WallClock.nowMillis() + lock.withLock { offsetMs } }
+    func nowMs() -> Int64 { WallClock.nowMillis() + offsetMs.load(ordering: .sequentiallyConsistent) }
 
     /// Moves the clock forward (tests only).
-    func advance(ms: Int64) { lock.withLock { offsetMs += ms } }
+    func advance(ms: Int64) { offsetMs.add(ms, ordering: .sequentiallyConsistent) }
 }

@@ -1,0 +1,163 @@
+import Synchronization
+
+// The recorder's hot state, split so that concurrent threads do not queue on one lock: each
+// thread records into the shard its id hashes to (two threads may share one; correctness does
+// not depend on the mapping). Histogram merging is exact, so a read (snapshot, live totals) adds
+// the shards up, and a window is folded out of the shards into `ClosedWindows` soon after it
+// closes, so that a long run keeps each closed window once, not once per shard.
+
+/// One shard: the metrics and endpoints recorded by the threads that hash to it.
+final class RecorderShard: Sendable {
+    let state: Mutex<ShardState>
+
+    init() { state = Mutex(ShardState()) }
+}
+
+struct ShardState {
+    var metrics: [String: MetricSlot] = [:]
+    var endpoints: [String: EndpointSlot] = [:]
+    var requests: Int64 = 0
+    var requestErrors: Int64 = 0
+    /// `scheduling_lag`, fed by every latency sample; also in `metrics` (listed even when empty).
+    let lag = MetricSlot(name: MetricName.schedulingLag.rawValue)
+
+    init() { metrics[MetricName.schedulingLag.rawValue] = lag }
+
+    @inline(__always)
+    mutating func metric(_ name: String) -> MetricSlot {
+        if let s = metrics[name] { return s }
+        let s = MetricSlot(name: name)
+        metrics[name] = s
+        return s
+    }
+
+    @inline(__always)
+    mutating func endpoint(_ name: String) -> EndpointSlot {
+        if let e = endpoints[name] { return e }
+        let e = EndpointSlot(name: name)
+        endpoints[name] = e
+        return e
+    }
+
+    /// Takes every window before `window` out of this shard (see `MetricSlot.takeWindows`).
+    mutating func takeWindows(before window: Int) -> (metrics: [String: [MetricWindow]], endpoints: [String: [MetricWindow]]) {
+        var m: [String: [MetricWindow]] = [:], e: [String: [MetricWindow]] = [:]
+        for (name, s) in metrics {
+            let ws = s.takeWindows(before: window)
+            if !ws.isEmpty { m[name] = ws }
+        }
+        for (name, s) in endpoints {
+            let ws = s.latency.takeWindows(before: window)
+            if !ws.isEmpty { e[name] = ws }
+        }
+        return (m, e)
+    }
+
+    /// Everything in the shard as values (histograms compacted), for a snapshot.
+    func parts() -> ShardParts {
+        ShardParts(metrics: metrics.mapValues { $0.part() }, endpoints: endpoints.mapValues { $0.part() })
+    }
+}
+
+/// A shard's contents as Sendable values.
+struct ShardParts: Sendable {
+    var metrics: [String: MetricPart]
+    var endpoints: [String: EndpointPart]
+}
+
+/// One metric of one shard: totals and the windows still open there.
+struct MetricPart: Sendable {
+    var corrected: Histogram
+    var uncorrected: Histogram
+    var errors: Int64
+    var windows: [MetricWindow]
+}
+
+struct EndpointPart: Sendable {
+    var latency: MetricPart
+    var statuses: [Int: Int64]
+    var errorCodes: [String: Int64]
+    var dns: Histogram, connect: Histogram, tls: Histogram, firstByte: Histogram, total: Histogram
+}
+
+/// Windows folded out of the shards, by metric (and by endpoint), merged across shards.
+struct ClosedWindows {
+    var metrics: [String: [Int: MetricWindow]] = [:]
+    var endpoints: [String: [Int: MetricWindow]] = [:]
+
+    mutating func add(metrics m: [String: [MetricWindow]], endpoints e: [String: [MetricWindow]]) {
+        for (name, ws) in m { Self.merge(ws, into: &metrics[name, default: [:]]) }
+        for (name, ws) in e { Self.merge(ws, into: &endpoints[name, default: [:]]) }
+    }
+
+    static func merge(_ ws: [MetricWindow], into table: inout [Int: MetricWindow]) {
+        for w in ws {
+            if var have = table[w.index] {
+                have.corrected.absorb(w.corrected)
+                have.uncorrected.absorb(w.uncorrected)
+                have.errors += w.errors
+                table[w.index] = have
+            } else {
+                table[w.index] = w
+            }
+        }
+    }
+}
+
+extension Histogram {
+    /// `merge`, except that an empty histogram takes `other` as it is (a copy-on-write share):
+    /// a sum starts from the first shard's histogram instead of growing an array to copy it into.
+    @inline(__always)
+    mutating func absorb(_ other: Histogram) {
+        if count == 0 && clamped == 0 && other.layout == layout && other.highest == highest { self = other } else { merge(other) }
+    }
+}
+
+/// A metric summed over the closed windows and every shard.
+struct MetricSum {
+    var corrected = Histogram()
+    var uncorrected = Histogram()
+    var errors: Int64 = 0
+    var windows: [Int: MetricWindow] = [:]
+
+    mutating func add(_ p: MetricPart) {
+        corrected.absorb(p.corrected)
+        uncorrected.absorb(p.uncorrected)
+        errors += p.errors
+        ClosedWindows.merge(p.windows, into: &windows)
+    }
+
+    func result(name: String) -> MetricResult {
+        MetricResult(name: name, corrected: corrected.compacted(), uncorrected: uncorrected.compacted(), errors: errors,
+                     windows: windows.values.sorted { $0.index < $1.index }.map { w in
+                         MetricWindow(index: w.index, corrected: w.corrected.compacted(),
+                                      uncorrected: w.uncorrected.compacted(), errors: w.errors)
+                     })
+    }
+}
+
+/// An endpoint summed over the closed windows and every shard.
+struct EndpointSum {
+    var latency = MetricSum()
+    var statuses: [Int: Int64] = [:]
+    var errorCodes: [String: Int64] = [:]
+    var dns = Histogram(), connect = Histogram(), tls = Histogram(), firstByte = Histogram(), total = Histogram()
+
+    mutating func add(_ p: EndpointPart) {
+        latency.add(p.latency)
+        statuses.merge(p.statuses, uniquingKeysWith: +)
+        errorCodes.merge(p.errorCodes, uniquingKeysWith: +)
+        dns.absorb(p.dns); connect.absorb(p.connect); tls.absorb(p.tls)
+        firstByte.absorb(p.firstByte); total.absorb(p.total)
+    }
+
+    func result(name: String) -> EndpointResult {
+        var r = EndpointResult(name: name)
+        r.latency = latency.result(name: "http:" + name)
+        r.statuses = Dictionary(uniqueKeysWithValues: statuses.map { ($0.key < 0 ? "transport" : String($0.key), $0.value) })
+        r.errorCodes = errorCodes
+        r.dns = dns.compacted(); r.connect = connect.compacted(); r.tls = tls.compacted()
+        r.firstByte = firstByte.compacted(); r.total = total.compacted()
+        return r
+    }
+}
