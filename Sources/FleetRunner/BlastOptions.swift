@@ -1,3 +1,4 @@
+import FleetHTTP
 import Foundation
 
 /// What `fleet blast` drives: one GET, repeated over N connections for D seconds, optionally at a
@@ -13,6 +14,9 @@ public struct BlastOptions: Sendable {
     public var ioThreads: Int = 1
     /// Seconds before one request counts as a timeout.
     public var timeoutSeconds: Double = 10
+    /// A recording of `FLEET_HTTP_RECORD` to replay instead of the one GET (bench/overhead.sh):
+    /// every connection walks the recorded requests in order, bodies and headers as recorded.
+    public var replayFile: String?
 
     public init(url: String) { self.url = url }
 
@@ -47,6 +51,17 @@ public struct BlastOptions: Sendable {
         }
     }
 
+    /// Every replayed request must go to loopback too, and there must be one.
+    func validateReplay(_ requests: [HTTPRequest]) throws {
+        guard let file = replayFile else { return }
+        guard !requests.isEmpty else { throw BlastError("--replay \(file): no requests recorded") }
+        for r in requests {
+            guard let host = URLComponents(string: r.url)?.host, Self.isLoopback(host) else {
+                throw BlastError("--replay \(file): \(r.url) is not a loopback URL")
+            }
+        }
+    }
+
     /// File descriptors kept aside for everything that is not a connection (stdio, epoll, …).
     static let reservedDescriptors = 64
 
@@ -71,6 +86,7 @@ public struct BlastOptions: Sendable {
 
     /// The endpoint name the recorder files requests under (`GET /healthz`).
     var endpoint: String {
+        if replayFile != nil { return "REPLAY" }
         let path = URLComponents(string: url)?.path ?? ""
         return "GET " + (path.isEmpty ? "/" : path)
     }
