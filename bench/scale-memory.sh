@@ -23,14 +23,23 @@
 # user (32 at a time) after the planned end: at 20,000 users that alone took ~5 s, so at 200,000
 # it dominates the exit; --checks off measures the generator without it.
 #
-#   bench/scale-memory.sh [-u "200000"] [--rate USERS_PER_S] [--hold S] [--active SHARE|0] [--checks on|off] [--loaded-ok]
-#       (defaults 200000 users at 1,500/s, hold 30 s, active 0.1; env LOAD_MAX, LOAD_WAIT, FLEET_BIN).
-#       Takes per size about 2 × (users / rate + hold + 40) s: 10 min at the defaults.
+# --connections N caps the bench's connections (the profile's client.connections; default 0 = no
+# cap, as before). Observed on 2026-12-01 (loaded machine): at 1,500 users/s and no cap, a
+# 200,000-user run fell behind from ~40,000 users on (the stack could not sign users in that
+# fast), its in-flight count passed 100,000, RSS 5 GB, the I/O loop stalled for seconds at a time
+# (libcurl 7.88 walks a multi handle's connection cache for every transfer it removes), and one
+# such run died in libdispatch (SIGILL on an overcommit thread) at 135,000 users. With a cap of
+# 4,096 a 30,000-user run held 34 KiB per user against 25 KiB uncapped at 20,000: not a fix by
+# itself. Hence the default rate of 700 users/s, which held 50,000 users before.
+#
+#   bench/scale-memory.sh [-u "200000"] [--rate USERS_PER_S] [--hold S] [--active SHARE|0] [--checks on|off] [--connections N] [--loaded-ok]
+#       (defaults 200000 users at 700/s, hold 30 s, active 0.1; env LOAD_MAX, LOAD_WAIT, FLEET_BIN).
+#       Takes per size about 2 × (users / rate + hold + 40) s: 12 min at the defaults.
 set -euo pipefail
 # shellcheck source=bench/peers.sh
 source "$(dirname "$0")/peers.sh"
 
-sizes="200000" rate=1500 hold=30 active=0.1 probe=100 checks=on
+sizes="200000" rate=700 hold=30 active=0.1 probe=100 checks=on connections=0
 active_min=20000 active_max=60000
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -38,7 +47,8 @@ while [ $# -gt 0 ]; do
         --rate) rate=$2; shift 2 ;;
         --hold) hold=$2; shift 2 ;;
         --active) active=$2; shift 2 ;;
-        --checks) checks=$2; shift 2 ;;  # on|off: off drops the invariant checks and their end-of-run audit
+        --checks) checks=$2; shift 2 ;;
+        --connections) connections=$2; shift 2 ;;  # the profile's client.connections (0 = no cap)  # on|off: off drops the invariant checks and their end-of-run audit
         --loaded-ok) LOADED_OK=1; shift ;;
         *) echo "usage: bench/scale-memory.sh [-u \"200000\"] [--rate USERS_PER_S] [--hold SECONDS] [--active SHARE] [--loaded-ok]" >&2; exit 2 ;;
     esac
@@ -76,7 +86,7 @@ write_profile() {
   "max_lag_ms": 60000,$( [ "$checks" = off ] && echo '
   "checks": { "enabled": false },' || true)
   "stack": { "newUserEntitlement": "active", "workers": 2 },
-  "client": { "app_version": "1.4.0", "request_timeout_s": 30 },
+  "client": { "app_version": "1.4.0", "request_timeout_s": 30, "connections": $connections },
   "corpus": { "dir": "$BENCH_ROOT/audio-corpus", "clip_mix": { "speech": 1.0 } },
   "think_times": { "default": $default_think, "home": { "type": "constant", "ms": 600000 } },
   "scenarios": [
@@ -114,7 +124,7 @@ section="$work/section.md"
 {
     echo "## Scale: many users in one process (memory per thinking user, scheduling lag, exit)"
     echo
-    echo "Measured $(date -u '+%Y-%m-%d %H:%M UTC') on $(bench_machine) by \`bench/scale-memory.sh -u \"$sizes\" --rate $rate --hold $hold --active $active --checks $checks\`"
+    echo "Measured $(date -u '+%Y-%m-%d %H:%M UTC') on $(bench_machine) by \`bench/scale-memory.sh -u \"$sizes\" --rate $rate --hold $hold --active $active --checks $checks --connections $connections\`"
     echo "(thinking: daily quest, new users: sign-in, config, home, then a 10-minute think; active: the same population"
     echo "with a share $active walking freePractice, every think uniform ${active_min}–${active_max} ms; ramp at $rate users/s, then"
     echo "held ${hold} s; embedded stack in a child process, not counted. RSS = the largest of the bench process's health samples"
