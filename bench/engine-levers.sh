@@ -24,6 +24,10 @@ while [ $# -gt 0 ]; do
 done
 ulimit -n 20000 2>/dev/null || true
 bench_install
+# The mimalloc variant loads Debian's libmimalloc2 at run time (dlopen; nothing links against it);
+# without it the engine falls back to its pool, and the table's "engine reports" column says so.
+ldconfig -p 2>/dev/null | grep -q libmimalloc.so.2 || DEBIAN_FRONTEND=noninteractive \
+    apt-get -o DPkg::Lock::Timeout=300 install -y -qq libmimalloc2.0 >/dev/null 2>&1 || true
 fleet=$(bench_fleet_bin)
 bench_load_guard engine-levers || exit 3
 work=$(mktemp -d /tmp/fleet-levers.XXXXXX)
@@ -91,14 +95,18 @@ def spread(v):
     return f"{statistics.median(v):.3f} ({v[0]:.3f}–{v[-1]:.3f})" if v else "n/a"
 wrk = [eff("wrk", r) for r in range(1, pairs + 1)]
 base = [eff("all_off", r) for r in range(1, pairs + 1)]
-print("| variant | environment | req per client CPU-s (median) | × wrk, median (min–max) | × all_off, median (min–max) |")
-print("|---|---|---:|---:|---:|")
+def reported(name):
+    try: m = re.search(r"Engine levers: (.*)", open(os.path.join(work, f"{name}.1.out")).read())
+    except OSError: m = None
+    return m.group(1) if m else "n/a"
+print("| variant | environment | engine reports | req per client CPU-s (median) | × wrk, median (min–max) | × all_off, median (min–max) |")
+print("|---|---|---|---:|---:|---:|")
 w = [x for x in wrk if x]
-print(f"| wrk | | {statistics.median(w):.0f} | 1 | |" if w else "| wrk | | n/a | 1 | |")
+print(f"| wrk | | | {statistics.median(w):.0f} | 1 | |" if w else "| wrk | | | n/a | 1 | |")
 for v in variants:
     e = [eff(v, r) for r in range(1, pairs + 1)]
     good = [x for x in e if x]
-    print(f"| {v} | `{envs.get(v, '')}` | {statistics.median(good):.0f} | " if good else f"| {v} | `{envs.get(v, '')}` | n/a | ", end="")
+    print(f"| {v} | `{envs.get(v, '')}` | {reported(v)} | {statistics.median(good):.0f} | " if good else f"| {v} | `{envs.get(v, '')}` | {reported(v)} | n/a | ", end="")
     print(f"{spread([a / b if a and b else None for a, b in zip(e, wrk)])} | {spread([a / b if a and b else None for a, b in zip(e, base)])} |")
 PY
 } > "$section"
