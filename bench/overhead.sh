@@ -12,8 +12,9 @@
 #    active window to the last active one, over the requests; blast = its own CPU line.
 #    The replay repeats requests whose effect already happened (a second reading-complete is a
 #    409 envelope, not the session): its status mix is in the table.
-# 3. Profiles round 1 of each with `perf record -g` (5 s while it runs) and writes the top
-#    shared objects and symbols: where the time goes.
+# 3. Profiles round 1 of each with `perf record -g` (5 s while it runs; both arms alike, and the
+#    median of the rounds leaves one perturbed round out) and writes the top shared objects and
+#    symbols, and Fleet's functions by inclusive time: where the time goes.
 # Goal (issue 18): the journey layer adds ≤ 25 % over the engine (ratio ≤ 1.25).
 #
 # With --before BIN, the journeys of an older fleet binary alternate too (before/after a fix).

@@ -7,9 +7,12 @@
 #   2. bench/peers-journey.sh          CPU per completed daily quest, Fleet against Locust  ~5 min
 #   3. bench/overhead.sh               the journey layer over the bare engine, with perf   ~3 min
 #   4. bench/engine-levers.sh          each engine lever off in turn, beside wrk          ~4 min
-#   5. bench/scale-memory.sh           200,000 users thinking, then 10 % of them active   ~10 min
+#   5. bench/scale-memory.sh           200,000 users thinking, then 10 % of them active  ~14 min
+#                                      (2 × 286 s ramp at 700 users/s + 30 s held + the end-of-run audit)
 #   6. bench/startup.sh                launch to first arrival, corpus cache cold/warm    ~1 min
-# Total about 27 min (PAIRS=3). It builds the release binary once (or uses FLEET_BIN), checks the
+# Total about 30 min (PAIRS=3), plus up to LOAD_WAIT per step while the previous step's load decays.
+# bench/RESULTS.md's "issue18" summary at the top quotes the provisional figures: update it by hand
+# from the rewritten sections afterwards. It builds the release binary once (or uses FLEET_BIN), checks the
 # load average before each step (bench/lib.sh: LOAD_MAX, default 0.5; LOAD_WAIT, default 120 s
 # here, waits for a busy machine to settle; LOADED_OK=1 runs anyway and marks rows loaded) and
 # goes on to the next step when one fails, listing the failures at the end (exit 1 then).
