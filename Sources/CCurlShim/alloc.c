@@ -11,7 +11,7 @@
 //
 // Every block carries a 16-byte header (keeps 16-byte alignment) naming its size class, so
 // `free` and `realloc` need no lookup and a block freed on another thread simply joins that
-// thread's list. Each list keeps at most `pool_keep` blocks; the rest go back to libc, and a
+// thread's list. Each list keeps at most `class_keep` blocks; the rest go back to libc, and a
 // thread's lists are returned to libc when it exits, so the pool's idle memory stays bounded.
 #define _GNU_SOURCE
 #include "CCurlShim.h"
@@ -22,13 +22,18 @@
 #include <string.h>
 
 #define HEADER 16
-#define CLASSES 20
+#define SMALL 15
+#define CLASSES (SMALL + 28)
 #define LARGE 0xffffffffu
-// 32 B … 32 KiB in steps of about 1.5 ×; larger blocks go straight to libc.
-static const size_t class_size[CLASSES] = {32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024, 1536,
-                                           2048, 3072, 4096, 6144, 8192, 12288, 16384, 32768};
-static const int pool_keep[CLASSES] = {512, 512, 512, 512, 512, 256, 256, 256, 256, 128, 128, 64,
-                                       64, 64, 64, 32, 32, 16, 16, 8};
+// 32 B … 4 KiB in steps of about 1.5 ×, then 5 KiB … 32 KiB in steps of 1 KiB (curl's 16 KiB + 1
+// receive buffer must not round up to 32 KiB: it lives as long as its pooled handle); larger
+// blocks go straight to libc.
+static const size_t small_size[SMALL] = {32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024, 1536,
+                                         2048, 3072, 4096};
+static const int small_keep[SMALL] = {512, 512, 512, 512, 512, 256, 256, 256, 256, 128, 128, 64,
+                                      64, 64, 64};
+static size_t class_size(int c) { return c < SMALL ? small_size[c] : 4096 + (size_t)(c - SMALL + 1) * 1024; }
+static int class_keep(int c) { return c < SMALL ? small_keep[c] : 8; }
 
 struct block { struct block *next; };
 struct lists { struct block *head[CLASSES]; int count[CLASSES]; };
@@ -57,7 +62,8 @@ static struct lists *my_lists(void) {
 
 static int class_of(size_t n) {
     if (n <= 32) return 0;
-    for (int c = 1; c < CLASSES; c++) if (n <= class_size[c]) return c;
+    if (n <= 4096) { for (int c = 1; c < SMALL; c++) if (n <= small_size[c]) return c; }
+    if (n <= 32768) return SMALL + (int)((n - 4096 - 1) / 1024);
     return -1;
 }
 
@@ -76,7 +82,7 @@ void *fleet_pool_malloc(size_t n) {
         l->count[c]--;
         return b;
     }
-    char *raw = malloc(class_size[c] + HEADER);
+    char *raw = malloc(class_size(c) + HEADER);
     if (!raw) return NULL;
     *(uint32_t *)raw = (uint32_t)c;
     return raw + HEADER;
@@ -88,7 +94,7 @@ void fleet_pool_free(void *p) {
     uint32_t c = *(uint32_t *)raw;
     if (c != LARGE) {
         struct lists *l = my_lists();
-        if (l && l->count[c] < pool_keep[c]) {
+        if (l && l->count[c] < class_keep((int)c)) {
             struct block *b = p;
             b->next = l->head[c];
             l->head[c] = b;
@@ -104,10 +110,10 @@ void *fleet_pool_realloc(void *p, size_t n) {
     char *raw = (char *)p - HEADER;
     uint32_t c = *(uint32_t *)raw;
     if (c != LARGE) {
-        if (n <= class_size[c]) return p;
+        if (n <= class_size((int)c)) return p;
         void *q = fleet_pool_malloc(n);
         if (!q) return NULL;
-        memcpy(q, p, class_size[c]);
+        memcpy(q, p, class_size((int)c));
         fleet_pool_free(p);
         return q;
     }
