@@ -24,6 +24,7 @@ trap 'bench_nginx_stop' EXIT
 trap 'bench_nginx_stop; exit 130' INT TERM
 bench_nginx_start "$port" "$work/nginx"
 url="http://127.0.0.1:$port/"
+bench_load_guard scale-blast || exit 3  # bench/lib.sh: LOAD_MAX, LOADED_OK=1 runs loaded
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 
 for c in 64 512 2000; do

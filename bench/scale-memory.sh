@@ -1,108 +1,171 @@
 #!/usr/bin/env bash
-# bench/scale-memory.sh — resident memory per thinking virtual user at 1,000, 10,000 and 50,000
-# users walking the daily quest against the embedded reference stack (a child process, so only
-# the bench's own memory is counted). Writes bench/RESULTS.md section "scale-memory".
-# The goal (issue 8): ≤ 32 KiB of resident memory per thinking user at 50,000 users.
+# bench/scale-memory.sh — many virtual users in one process: resident memory per thinking user,
+# scheduling lag while they think, and how soon the process exits after the planned end.
 #
-# Each size is a constant population ramped in at ~700 users/s, then held for HOLD seconds while
-# every user thinks (10-minute think times, so nobody finishes); the figure is the largest RSS
-# the run's own health samples saw (results.json), per user and as the slope between sizes.
+# Phase "thinking" (per size in -u): a constant population of daily-quest users (new users:
+# sign-in, config, home, then a 10-minute think at home), ramped in at --rate users/s, then held
+# HOLD seconds while all of them think. Phase "active" (--active, default 10 %): the same number
+# of users, of whom that share walks `freePractice` with human-paced thinks (every think uniform
+# ACTIVE_THINK_MIN–MAX ms, recordings at their clip's length) while the rest think as above —
+# "10 % of them active at once". (The daily quest's thinkers stop at the `home` think; the active
+# share walks a journey without it, so one profile holds both.) The embedded stack runs in a
+# child process and is not counted. Scheduling lag is measured on requests (how late each went
+# out after its user's pause ended), and thinking users send none: so the thinking phase also runs
+# 100 probe users walking freePractice with 1–3 s thinks beside the population.
 #
-#   bench/scale-memory.sh [-u "1000 10000 50000"] [--hold SECONDS]    (env FLEET_BIN)
+# Figures per run: the largest RSS of the bench's own health samples while the whole
+# population was alive (per user: RSS / users); scheduling lag from timeline.csv over the held
+# windows (the largest per-window p99, and the median of them); exit after planned end = the
+# process's exit minus (its "run …" line + the planned duration), which includes writing results
+# and the report. Goals (issue 18): ≤ 14.5 KiB per user at 200,000, lag p99 < 10 ms, exit ≤ 5 s.
+#
+# With checks on (the default, as in any run), the end-of-run audit reads /me and /home of every
+# user (32 at a time) after the planned end: at 20,000 users that alone took ~5 s, so at 200,000
+# it dominates the exit; --checks off measures the generator without it.
+#
+# --connections N caps the bench's connections (the profile's client.connections; default 0 = no
+# cap, as before). Observed on 2026-12-01 (loaded machine): at 1,500 users/s and no cap, a
+# 200,000-user run fell behind from ~40,000 users on (the stack could not sign users in that
+# fast), its in-flight count passed 100,000, RSS 5 GB, the I/O loop stalled for seconds at a time
+# (libcurl 7.88 walks a multi handle's connection cache for every transfer it removes), and one
+# such run died in libdispatch (SIGILL on an overcommit thread) at 135,000 users. With a cap of
+# 4,096 a 30,000-user run held 34 KiB per user against 25 KiB uncapped at 20,000: not a fix by
+# itself. Hence the default rate of 700 users/s, which held 50,000 users before.
+#
+#   bench/scale-memory.sh [-u "200000"] [--rate USERS_PER_S] [--hold S] [--active SHARE|0] [--checks on|off] [--connections N] [--loaded-ok]
+#       (defaults 200000 users at 700/s, hold 30 s, active 0.1; env LOAD_MAX, LOAD_WAIT, FLEET_BIN).
+#       Takes per size about 2 × (users / rate + hold + 40) s: 12 min at the defaults.
 set -euo pipefail
 # shellcheck source=bench/peers.sh
 source "$(dirname "$0")/peers.sh"
 
-sizes="1000 10000 50000" hold=15
+sizes="200000" rate=700 hold=30 active=0.1 probe=100 checks=on connections=0
+active_min=20000 active_max=60000
 while [ $# -gt 0 ]; do
     case "$1" in
         -u) sizes=$2; shift 2 ;;
+        --rate) rate=$2; shift 2 ;;
         --hold) hold=$2; shift 2 ;;
-        *) echo "usage: bench/scale-memory.sh [-u \"1000 10000 50000\"] [--hold SECONDS]" >&2; exit 2 ;;
+        --active) active=$2; shift 2 ;;
+        --checks) checks=$2; shift 2 ;;
+        --connections) connections=$2; shift 2 ;;  # the profile's client.connections (0 = no cap)  # on|off: off drops the invariant checks and their end-of-run audit
+        --loaded-ok) LOADED_OK=1; shift ;;
+        *) echo "usage: bench/scale-memory.sh [-u \"200000\"] [--rate USERS_PER_S] [--hold SECONDS] [--active SHARE] [--loaded-ok]" >&2; exit 2 ;;
     esac
 done
-ulimit -n 20000 2>/dev/null || true
+ulimit -n 65536 2>/dev/null || ulimit -n 20000 2>/dev/null || true
 fleet=$(bench_fleet_bin)
+bench_load_guard scale-memory || exit 3
 work=$(mktemp -d /tmp/fleet-memory.XXXXXX)
-load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+BENCH_LOADLOG="$work/load.log"
 
-for n in $sizes; do
-    ramp=$(( (n + 699) / 700 ))
-    duration=$(( ramp + hold ))
-    cat > "$work/mem-$n.json" <<JSON
+# $1 = users, $2 = phase (thinking|active), $3 = duration, $4 = ramp
+write_profile() {
+    local n=$1 phase=$2 duration=$3 ramp=$4 thinkers=$1 walkers=$probe
+    if [ "$phase" = active ]; then
+        walkers=$(awk -v n="$n" -v a="$active" 'BEGIN { printf "%d", n * a }')
+        thinkers=$((n - walkers))
+    fi
+    local walking=",
+    {
+      \"name\": \"active\",
+      \"model\": { \"type\": \"constant-population\", \"users\": $walkers, \"duration_s\": $duration, \"ramp_s\": $ramp },
+      \"journeys\": { \"freePractice\": 1 },
+      \"cohorts\": { \"new\": 1 }
+    }"
+    local default_think='{ "type": "uniform", "min_ms": 1000, "max_ms": 3000 }'
+    [ "$phase" = active ] && default_think="{ \"type\": \"uniform\", \"min_ms\": $active_min, \"max_ms\": $active_max }"
+    cat <<JSON
 {
-  "name": "memory-$n",
-  "description": "bench/scale-memory.sh: $n thinking users",
+  "name": "memory-$n-$phase",
+  "description": "bench/scale-memory.sh: $n users, $walkers of them active",
   "seed": 7,
   "duration_s": $duration,
   "grace_s": 0,
   "window_s": 1,
-  "max_lag_ms": 60000,
+  "max_lag_ms": 60000,$( [ "$checks" = off ] && echo '
+  "checks": { "enabled": false },' || true)
   "stack": { "newUserEntitlement": "active", "workers": 2 },
-  "client": { "app_version": "1.4.0", "request_timeout_s": 30 },
+  "client": { "app_version": "1.4.0", "request_timeout_s": 30, "connections": $connections },
   "corpus": { "dir": "$BENCH_ROOT/audio-corpus", "clip_mix": { "speech": 1.0 } },
-  "think_times": { "default": { "type": "constant", "ms": 600000 } },
+  "think_times": { "default": $default_think, "home": { "type": "constant", "ms": 600000 } },
   "scenarios": [
     {
       "name": "thinking",
-      "model": { "type": "constant-population", "users": $n, "duration_s": $duration, "ramp_s": $ramp },
+      "model": { "type": "constant-population", "users": $thinkers, "duration_s": $duration, "ramp_s": $ramp },
       "journeys": { "dailyQuest": 1 },
       "cohorts": { "new": 1 }
-    }
+    }$walking
   ]
 }
 JSON
-    echo "== $n users (ramp ${ramp}s, hold ${hold}s)" >&2
-    # Each output line gets its arrival time, so the exit's lag behind the planned end (start
-    # line + duration) can be read off: a 50,000-user run once took over 120 s to exit.
-    (cd "$BENCH_ROOT" && set -o pipefail && timeout $((duration + 120)) "$fleet" run --profile "$work/mem-$n.json" --out "$work/out-$n" 2>&1 \
-        | while IFS= read -r line; do printf '%s %s\n' "$(date +%s.%N)" "$line"; done > "$work/run-$n.log") \
-        || echo "   (run for $n exited $?; see $work/run-$n.log)" >&2
-    echo "$n $(date +%s.%N) $duration" >> "$work/exits"
+}
+
+phases="thinking"
+[ "$(awk -v a="$active" 'BEGIN { print (a > 0) }')" = 1 ] && phases="thinking active"
+for n in $sizes; do
+    ramp=$(( (n + rate - 1) / rate ))
+    duration=$(( ramp + hold ))
+    for phase in $phases; do
+        tag="$n-$phase"
+        write_profile "$n" "$phase" "$duration" "$ramp" > "$work/mem-$tag.json"
+        echo "== $tag: ramp ${ramp}s, hold ${hold}s (load: $(bench_before_run "$tag"))" >&2
+        # Each output line gets its arrival time, so the exit's lag behind the planned end (start
+        # line + duration) can be read off: a 50,000-user run once took over 120 s to exit.
+        (cd "$BENCH_ROOT" && set -o pipefail && timeout $((duration + 180)) "$fleet" run --profile "$work/mem-$tag.json" \
+            --out "$work/out-$tag" --history "$work/h.sqlite" 2>&1 \
+            | while IFS= read -r line; do printf '%s %s\n' "$(date +%s.%N)" "$line"; done > "$work/run-$tag.log") \
+            || echo "   (run $tag exited $?; see $work/run-$tag.log)" >&2
+        echo "$tag $(date +%s.%N) $duration $ramp" >> "$work/exits"
+    done
 done
 
 section="$work/section.md"
 {
-    echo "## Scale: resident memory per thinking virtual user"
+    echo "## Scale: many users in one process (memory per thinking user, scheduling lag, exit)"
     echo
-    echo "Measured $(date -u '+%Y-%m-%d %H:%M UTC') on $(bench_machine) by \`bench/scale-memory.sh -u \"$sizes\" --hold $hold\`"
-    echo "(daily quest, new users: sign-in, config, home, then a 10-minute think; embedded stack in a child process, not"
-    echo "counted; RSS = the largest of the bench process's own health samples in results.json while the"
-    echo "whole population was alive)."
-    echo "Exit after planned end = when the process exited minus (its \"run ...\" line + the planned duration); it"
-    echo "includes writing results and the report. Before commit 10c7f76 a 50,000-user run spent over 120 s there"
-    echo "(quadratic child removal in one task group of 50,000 user slots)."
-    echo "Load average when the run started: $load_before (1/5/15 min)."
+    echo "Measured $(date -u '+%Y-%m-%d %H:%M UTC') on $(bench_machine) by \`bench/scale-memory.sh -u \"$sizes\" --rate $rate --hold $hold --active $active --checks $checks --connections $connections\`"
+    echo "(thinking: daily quest, new users: sign-in, config, home, then a 10-minute think; active: the same population"
+    echo "with a share $active walking freePractice, every think uniform ${active_min}–${active_max} ms; ramp at $rate users/s, then"
+    echo "held ${hold} s; embedded stack in a child process, not counted. RSS = the largest of the bench process's health samples"
+    echo "while the whole population was alive; lag = scheduling_lag of timeline.csv over the held windows: the largest"
+    echo "per-window p99 (an upper bound on the held p99) and their median; exit after planned end = the process's exit"
+    echo "minus (its \"run …\" line + the planned duration), results and report writing included."
+    bench_load_summary
+    [ "$BENCH_LOADED" = 1 ] && echo "**Loaded: taken while other work shared the machine; provisional, not the figure.**"
+    echo "Replaces the 2026-11-29 table (1,000/10,000/50,000 thinking users, 14.5 KiB per user at 50,000)."
+    echo "Goals (issue 18): ≤ 14.5 KiB per user at 200,000 thinking, lag p99 < 10 ms while they think, exit ≤ 5 s."
     echo
-    python3 - "$work" $sizes <<'PY'
-import glob, json, os, sys
-work, sizes = sys.argv[1], [int(x) for x in sys.argv[2:]]
-exits = {}
+    python3 - "$work" <<'PY'
+import csv, glob, json, os, statistics, sys
+work = sys.argv[1]
+print("| run | users | peak active users | bench RSS MiB (population held) | KiB per user | lag p99 ms, held windows: max (median) | exit after planned end s | run notes |")
+print("|---|---:|---:|---:|---:|---:|---:|---|")
 for line in open(os.path.join(work, "exits")):
-    n, at, duration = line.split()
-    started = next((float(l.split(" ", 1)[0]) for l in open(os.path.join(work, f"run-{n}.log"))
-                    if l.split(" ", 1)[1].startswith("run ")), None)
-    exits[int(n)] = float(at) - started - float(duration) if started else None
-rows = []
-for n in sizes:
-    files = glob.glob(os.path.join(work, f"out-{n}", "**", "results.json"), recursive=True)
+    tag, at, duration, ramp = line.split()
+    n = int(tag.split("-")[0])
+    log = os.path.join(work, f"run-{tag}.log")
+    started = next((float(l.split(" ", 1)[0]) for l in open(log) if l.split(" ", 1)[1].startswith("run ")), None)
+    exit_lag = float(at) - started - float(duration) if started else None
+    files = glob.glob(os.path.join(work, f"out-{tag}", "**", "results.json"), recursive=True)
+    f = lambda v, fmt: (fmt % v) if v is not None else "n/a"
     if not files:
-        rows.append((n, None, None, "no results.json")); continue
+        print(f"| {tag} | {n} | n/a | n/a | n/a | n/a | {f(exit_lag, '%.1f')} | no results.json |"); continue
     r = json.load(open(files[0]))
     health = r.get("health", [])
     peak = max((h.get("activeUsers", 0) for h in health), default=0)
-    # Only samples with the whole population alive and thinking: not the ramp, not the teardown.
-    held = [h["rssBytes"] for h in health if h.get("activeUsers", 0) == peak and h.get("rssBytes")]
+    held = [h["rssBytes"] for h in health if h.get("activeUsers", 0) >= 0.99 * n and h.get("rssBytes")]
+    rss = max(held) if held else None
+    lags = []
+    tl = glob.glob(os.path.join(os.path.dirname(files[0]), "timeline.csv"))
+    if tl:
+        for row in csv.DictReader(open(tl[0])):
+            if row["metric"] == "scheduling_lag" and float(row["window_start_s"]) >= float(ramp) + 2 \
+               and float(row["window_start_s"]) < float(duration) - 1 and row["p99_ms"]:
+                lags.append(float(row["p99_ms"]))
+    lag = f"{max(lags):.1f} ({statistics.median(lags):.1f})" if lags else "n/a"
     notes = "; ".join(r.get("meta", {}).get("notes", [])) or "ok"
-    rows.append((n, max(held) if held else None, peak, notes))
-print("| users | peak active users | bench RSS MiB (population held) | KiB per user (RSS / users) | KiB per added user (slope from the smallest) | exit after planned end s | run notes |")
-print("|---:|---:|---:|---:|---:|---:|---|")
-base = next(((n, rss) for n, rss, _, _ in rows if rss), None)
-for n, rss, active, notes in rows:
-    f = lambda v, fmt: (fmt % v) if v is not None else "n/a"
-    per = rss / 1024 / n if rss else None
-    slope = (rss - base[1]) / 1024 / (n - base[0]) if rss and base and n > base[0] else None
-    print(f"| {n} | {f(active, '%d')} | {f(rss / 1048576 if rss else None, '%.1f')} | {f(per, '%.1f')} | {f(slope, '%.1f')} | {f(exits.get(n), '%.1f')} | {notes} |")
+    print(f"| {tag} | {n} | {peak} | {f(rss / 1048576 if rss else None, '%.1f')} | {f(rss / 1024 / n if rss else None, '%.1f')} | {lag} | {f(exit_lag, '%.1f')} | {notes} |")
 PY
 } > "$section"
 cat "$section"

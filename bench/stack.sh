@@ -35,6 +35,7 @@ for _ in $(seq 1 100); do url=$(awk '/^READY /{print $2}' "$work/stack.out"); [ 
 token=$(curl -sf -X POST "$url/auth/anonymous" -H 'Content-Type: application/json' \
     -d '{"install_id":"bench","timezone":"UTC","locale":"en-US","app_version":"1.4.0","platform":"ios"}' |
     python3 -c 'import json,sys; print(json.load(sys.stdin)["access_token"])')
+bench_load_guard stack || exit 3  # bench/lib.sh: LOAD_MAX, LOADED_OK=1 runs loaded
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 
 run() {  # name, wrk args…

@@ -5,8 +5,11 @@
 # against one `fleet stack` on loopback. Usage: bench/startup.sh [FLEET_BINARY] [PAIRS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=bench/lib.sh
+source bench/lib.sh
 fleet=${1:-.build/release/fleet}
 pairs=${2:-3}
+bench_load_guard startup || exit 3  # LOAD_MAX; LOADED_OK=1 runs anyway (the header shows the load)
 work=$(mktemp -d /tmp/fleet-startup.XXXXXX)
 "$fleet" stack --port 0 --duration 600 > "$work/stack.out" 2>&1 &
 stack=$!

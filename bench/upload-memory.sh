@@ -30,6 +30,7 @@ done
 ulimit -n 20000
 fleet=$(bench_fleet_bin)
 work=$(mktemp -d /tmp/fleet-upload-memory.XXXXXX)
+bench_load_guard upload-memory || exit 3  # bench/lib.sh: LOAD_MAX, LOADED_OK=1 runs loaded
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 
 # The sink: asyncio, one coroutine per connection; reads Content-Length bytes and drops them.

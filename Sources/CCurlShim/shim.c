@@ -1,7 +1,7 @@
 // Implementation of the typed wrappers declared in include/CCurlShim.h (see there for why).
 #include "CCurlShim.h"
 
-CURLcode fleet_curl_global_init(void) { return curl_global_init(CURL_GLOBAL_DEFAULT); }
+// fleet_curl_global_init is in alloc.c: it gives libcurl the engine's allocator.
 
 CURLcode fleet_curl_easy_setopt_long(CURL *easy, CURLoption option, long value) {
     return curl_easy_setopt(easy, option, value);

@@ -48,11 +48,18 @@ public final class FleetChecker: Sendable {
     func owner(of id: String) -> Int? { owners.withLock { $0[id] } }
 
     /// Ids of sessions and attempts of users other than `user`, for a cross-user probe: the
-    /// `count` nearest below `user` in index order (deterministic for a given run).
+    /// `count` nearest below `user` in index order (deterministic for a given run): the last ids
+    /// of the two users nearest in index (the lower first on a tie), found in one pass rather
+    /// than by sorting every user on every probe.
     public func othersIDs(excluding user: Int, count: Int) -> [OwnedID] {
         ownedByUser.withLock { m in
-            let others = m.keys.filter { $0 != user }.sorted { abs($0 - user) < abs($1 - user) }
-            return Array(others.prefix(2).flatMap { m[$0]!.suffix(count) }.prefix(count))
+            var nearest: [Int] = []
+            func before(_ a: Int, _ b: Int) -> Bool { (abs(a - user), a) < (abs(b - user), b) }
+            for k in m.keys where k != user {
+                if nearest.count < 2 { nearest.append(k); nearest.sort(by: before); continue }
+                if before(k, nearest[1]) { nearest[1] = k; if before(k, nearest[0]) { nearest.swapAt(0, 1) } }
+            }
+            return Array(nearest.flatMap { m[$0]!.suffix(count) }.prefix(count))
         }
     }
 

@@ -64,7 +64,17 @@ enum Redact {
 
     static func excerpt(_ v: JSONValue?, limit: Int = 240) -> String {
         guard let v else { return "" }
+        return cut(value(v).serialized(), limit)
+    }
+
+    /// `excerpt` at two limits from one serialisation (the trace's digest and its excerpt).
+    static func excerpts(_ v: JSONValue?, limits a: Int, _ b: Int) -> (String, String) {
+        guard let v else { return ("", "") }
         let s = value(v).serialized()
-        return s.count > limit ? String(s.prefix(limit)) + "…" : s
+        return (cut(s, a), cut(s, b))
+    }
+
+    private static func cut(_ s: String, _ limit: Int) -> String {
+        s.count > limit ? String(s.prefix(limit)) + "…" : s
     }
 }

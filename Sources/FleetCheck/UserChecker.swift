@@ -59,16 +59,18 @@ public final class UserChecker: ExchangeObserver {
         let (findings, journey, seqs) = state.withLock { s -> ([Finding], String, [Int: String]) in
             s.seq += 1
             let seen = Seen(seq: s.seq, sent: e.sent, received: e.received)
+            // The redacted answer is serialised once for both the digest and the excerpt.
+            let (long, short) = Redact.excerpts(e.body, limits: 1 << 20, 240)
             s.ring.append(TraceEntry(seq: s.seq, intendedMs: ms(e.intended), actualMs: ms(e.sent), endMs: ms(e.received),
                                      what: e.template, path: e.path, status: e.status,
-                                     digest: e.bodyBytes > 0 ? String(SHA256.hex(Array(Redact.excerpt(e.body, limit: 1 << 20).utf8)).prefix(12)) : "",
-                                     excerpt: Redact.excerpt(e.body)))
+                                     digest: e.bodyBytes > 0 ? String(SHA256.hex(Array(long.utf8)).prefix(12)) : "",
+                                     excerpt: short))
             s.log.ended(template: e.template, path: e.path, body: e.requestBody)
             let found = judge(e, seen: seen, log: &s.log)
             if !found.isEmpty { s.violated = true }
             var names: [Int: String] = [:]
             for f in found { for q in f.seqs { names[q] = names[q] ?? "" } }
-            for entry in s.ring.entries where names[entry.seq] != nil {
+            for entry in names.isEmpty ? [] : s.ring.entries where names[entry.seq] != nil {
                 names[entry.seq] = "#\(entry.seq) \(entry.what) → \(entry.status.map(String.init) ?? "no answer")"
             }
             return (found, s.journey, names)

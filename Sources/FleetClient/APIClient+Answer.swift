@@ -15,7 +15,7 @@ extension APIClient {
         if (200..<300).contains(status) {
             var json = JSONValue.null
             if !r.body.isEmpty {
-                do { json = try JSONValue.parse(r.body) } catch {
+                do { json = try (r.parsed ?? Result { () throws(JSONParseError) in try JSONValue.parse(r.body) }).get() } catch {
                     let kind: APIError.Malformed = error.isInvalidUTF8 ? .badUTF8 : .badJSON
                     return .failure(.malformed(kind, "\(template): \(error.description)", status: status))
                 }

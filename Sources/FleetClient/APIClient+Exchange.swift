@@ -11,6 +11,9 @@ extension APIClient {
         var end: UInt64
         var status: Int { response.status }
         var body: [UInt8] { response.body }
+        /// The body parsed as JSON, when the observer already needed it (nil = not parsed yet):
+        /// `judge` then uses it instead of parsing the same bytes a second time.
+        var parsed: Result<JSONValue, JSONParseError>?
     }
 
     /// What the observer (`RequestScope.observer`) is told about a request besides the HTTP request.
@@ -40,22 +43,32 @@ extension APIClient {
         if let trace = RequestScope.trace {
             trace.append(name, status: { if case let .success(r) = result { return r.status } else { return nil } }())
         }
-        if let observer { observer.exchanged(Self.exchangeSeen(name, sent: sent, result: result, intended: intended, actual: actual, end: end)) }
+        // With an observer, the answer is parsed once here and shared with `judge`.
+        var parsed: Result<JSONValue, JSONParseError>?
+        if let observer {
+            if case let .success(r) = result, !r.body.isEmpty {
+                parsed = Result { () throws(JSONParseError) in try JSONValue.parse(r.body) }
+            }
+            observer.exchanged(Self.exchangeSeen(name, sent: sent, result: result, parsed: parsed, intended: intended,
+                                                 actual: actual, end: end))
+        }
         switch result {
-        case let .success(r): return .success(Exchanged(response: r, actual: actual, end: end))
+        case let .success(r): return .success(Exchanged(response: r, actual: actual, end: end, parsed: parsed))
         case let .failure(e): return .failure(ExchangeFailure(error: e, actual: actual, end: end))
         }
     }
 
-    /// The observer's view of one exchange: the answer parsed again (only when someone observes).
+    /// The observer's view of one exchange, with the answer as parsed once by `exchange`
+    /// (`parsed`; nil parses it here).
     static func exchangeSeen(_ template: String, sent: Sent, result: Result<HTTPResponse, HTTPError>,
+                             parsed: Result<JSONValue, JSONParseError>? = nil,
                              intended: UInt64, actual: UInt64, end: UInt64) -> Exchange {
         var e = Exchange(template: template, path: sent.path, requestBody: sent.json, idempotencyKey: sent.key,
                          status: nil, body: nil, intended: intended, sent: actual, received: end)
         if case let .success(r) = result {
             e.status = r.status
             e.bodyBytes = r.body.count
-            if !r.body.isEmpty { e.body = try? JSONValue.parse(r.body) }
+            if !r.body.isEmpty { e.body = try? (parsed ?? Result { () throws(JSONParseError) in try JSONValue.parse(r.body) }).get() }
             e.serverDateMs = r.header("Date").flatMap(HTTPDate.parseMillis)
         }
         return e

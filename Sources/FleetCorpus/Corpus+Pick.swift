@@ -22,7 +22,10 @@ extension Corpus {
     /// to any clip; a loaded corpus is never empty.
     public func pick(language: String, round: Int, classMix: [String: Double],
                      using random: inout SeededRandom) -> Clip {
-        let ofLanguage = clips.filter { LanguageTag.sameLanguage($0.language, language) }
+        // Runs for every take: the language's primary subtag is cut once, and each clip's is
+        // compared in place (LanguageTag.sameLanguage builds two lower-cased strings per clip).
+        let want = Array(LanguageTag.primary(language).utf8)
+        let ofLanguage = want.isEmpty ? [] : clips.filter { Self.hasPrimary($0.language, want) }
         let pool = ofLanguage.isEmpty ? clips : ofLanguage
         var classes: [ClipClass] = []
         var weights: [Double] = []
@@ -58,5 +61,18 @@ extension Corpus {
         }
         if !mix.isEmpty && !mix.values.contains(where: { $0 > 0 }) { p.append("clip_mix: every weight is 0") }
         return p
+    }
+
+    /// Whether `tag`'s primary subtag (up to `-` or `_`) is `primary` (lower-case), ASCII letters
+    /// compared case-insensitively; a non-ASCII tag takes LanguageTag's own comparison.
+    static func hasPrimary(_ tag: String, _ primary: [UInt8]) -> Bool {
+        var i = 0
+        for c in tag.utf8 {
+            if c == 0x2d || c == 0x5f { break }
+            if c >= 0x80 { return LanguageTag.primary(tag) == String(decoding: primary, as: UTF8.self) }
+            guard i < primary.count, (c >= 0x41 && c <= 0x5a ? c | 0x20 : c) == primary[i] else { return false }
+            i += 1
+        }
+        return i == primary.count
     }
 }

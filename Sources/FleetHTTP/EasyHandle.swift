@@ -13,6 +13,10 @@ import FleetCore
 final class EasyHandle {
     let raw: UnsafeMutableRawPointer
     private let errorBuffer: UnsafeMutablePointer<CChar>
+    /// The handle's last URL, parsed (`EngineLevers.parsedURLs`): curl copies it per transfer
+    /// instead of parsing the string again; a new URL is parsed into it once.
+    private var parsedURL: OpaquePointer?
+    private var parsedURLString: String?
 
     init?(sourceAddress: String? = nil) {
         guard let h = curl_easy_init() else { return nil }
@@ -67,6 +71,7 @@ final class EasyHandle {
 
     deinit {
         curl_easy_cleanup(raw)
+        if let parsedURL { curl_url_cleanup(parsedURL) }
         errorBuffer.deallocate()
     }
 
@@ -76,13 +81,14 @@ final class EasyHandle {
         let request = transfer.request
         let me = Unmanaged.passUnretained(transfer).toOpaque()
         var failed: String?
-        func check(_ code: CURLcode, _ what: String) {
+        // The name is only formatted on failure: an interpolated string per option per request
+        // showed up in the engine's profile.
+        func check(_ code: CURLcode, _ what: @autoclosure () -> String) {
             if code != CURLE_OK && failed == nil {
-                failed = "\(what): \(String(cString: curl_easy_strerror(code)))"
+                failed = "\(what()): \(String(cString: curl_easy_strerror(code)))"
             }
         }
-        check(request.url.withCString { fleet_curl_easy_setopt_ptr(raw, CURLOPT_URL, UnsafeMutableRawPointer(mutating: $0)) },
-              "URL \(request.url)")
+        setURL(request.url, check)
         check(fleet_curl_easy_setopt_ptr(raw, CURLOPT_PRIVATE, me), "PRIVATE")
         check(fleet_curl_easy_setopt_ptr(raw, CURLOPT_WRITEDATA, me), "WRITEDATA")
         check(fleet_curl_easy_setopt_ptr(raw, CURLOPT_HEADERDATA, me), "HEADERDATA")
@@ -93,7 +99,7 @@ final class EasyHandle {
 
         // Back to a plain GET first (clears UPLOAD and NOBODY of the handle's last request).
         check(fleet_curl_easy_setopt_long(raw, CURLOPT_HTTPGET, 1), "HTTPGET")
-        let method = request.method.uppercased()
+        let method = Self.upper(request.method)
         let sendsBody = request.body != nil || method == "POST" || method == "PUT" || method == "PATCH"
         var custom: String?
         if sendsBody {
@@ -126,6 +132,29 @@ final class EasyHandle {
         transfer.headerList = list
         check(fleet_curl_easy_setopt_ptr(raw, CURLOPT_HTTPHEADER, list.map { UnsafeMutableRawPointer($0) }), "HTTPHEADER")
         return failed.map { HTTPError(kind: .other, message: "cannot configure request: \($0)") }
+    }
+
+    /// Sets the request's URL: through the handle's parsed URL when that lever is on and curl
+    /// accepts the URL, else as a string (a URL curl cannot parse then fails as it always did).
+    private func setURL(_ url: String, _ check: (CURLcode, @autoclosure () -> String) -> Void) {
+        if EngineLevers.current.parsedURLs {
+            if url == parsedURLString { return }  // still set on the handle from its last transfer
+            if parsedURL == nil { parsedURL = curl_url() }
+            if let uh = parsedURL,
+               url.withCString({ curl_url_set(uh, CURLUPART_URL, $0, UInt32(1 << 3) /* CURLU_NON_SUPPORT_SCHEME: unsupported schemes fail later, as with a string */) }) == CURLUE_OK {
+                parsedURLString = url
+                check(fleet_curl_easy_setopt_ptr(raw, CURLOPT_CURLU, UnsafeMutableRawPointer(uh)), "CURLU \(url)")
+                return
+            }
+            parsedURLString = nil
+            check(fleet_curl_easy_setopt_ptr(raw, CURLOPT_CURLU, nil), "CURLU")
+        }
+        check(url.withCString { fleet_curl_easy_setopt_ptr(raw, CURLOPT_URL, UnsafeMutableRawPointer(mutating: $0)) }, "URL \(url)")
+    }
+
+    /// `method` in upper case, without allocating for the usual, already upper-case methods.
+    private static func upper(_ method: String) -> String {
+        method.utf8.allSatisfy({ $0 < 0x61 || $0 > 0x7a }) ? method : method.uppercased()
     }
 
     /// The HTTP status of the last response (0 when none arrived).

@@ -86,6 +86,7 @@ public final class HTTPEngine: Sendable {
                      completion: @escaping @Sendable (Result<HTTPResponse, HTTPError>) -> Void) -> HTTPTransfer {
         let index = loops.count == 1 ? 0 : next.wrappingAdd(1, ordering: .relaxed).oldValue % loops.count
         let loop = loops[index]
+        RequestLog.shared?.append(request)
         let transfer = HTTPTransfer(request: request, queue: queue, loop: loop,
                                     maxResponseBytes: maxResponseBytes, completion: completion)
         if !loop.submit(transfer) {

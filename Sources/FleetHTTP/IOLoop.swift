@@ -44,6 +44,9 @@ final class IOLoop: @unchecked Sendable {
     let sourceAddress: String?
 
     // MARK: I/O-thread state.
+    /// `EngineLevers.cachedClock`, and the clock reading of the current turn when it is on.
+    let cachedClock = EngineLevers.current.cachedClock
+    var turnClock = MonotonicClock.now()
     var shards: [MultiShard] = []
     var active: [HTTPTransfer] = []
     var idle: [EasyHandle] = []
@@ -170,7 +173,7 @@ final class IOLoop: @unchecked Sendable {
             }
             cancels.removeAll(keepingCapacity: true)
             if stopping { break }
-            let now = MonotonicClock.now()
+            let now = cachedClock ? turnClock : MonotonicClock.now()
             for shard in shards { shard.fireTimerIfDue(now: now) }
             collectFinished()
             // Slots freed by this iteration's finished or cancelled uploads go to waiting ones
@@ -182,6 +185,7 @@ final class IOLoop: @unchecked Sendable {
             let hasWork = pending.withLock { !$0.submissions.isEmpty || !$0.cancels.isEmpty || $0.stopping }
             let n = epoll_wait(epollFD, events, capacity, hasWork ? 0 : waitMillis())
             sleeping.store(false, ordering: .sequentiallyConsistent)
+            if cachedClock { setTurnClock(MonotonicClock.now()) }
             for i in 0..<Int(max(n, 0)) {
                 let ev = events[i]
                 let token = ev.data.u64
@@ -218,6 +222,13 @@ final class IOLoop: @unchecked Sendable {
             finish(t, .failure(HTTPError(kind: .aborted, message: "engine shut down", timings: t.easy?.timings())))
         }
         flushCompletions()
+    }
+
+    /// One clock reading per loop turn, taken when epoll_wait returns, for the timer check and
+    /// curl's timer callbacks of that turn (`EngineLevers.cachedClock`).
+    private func setTurnClock(_ now: UInt64) {
+        turnClock = now
+        for shard in shards { shard.turnClock = now }
     }
 
     /// Milliseconds until curl's timer, rounded up, at most 1 s (a bound, not a need).

@@ -19,6 +19,10 @@ final class MultiShard {
     var running = 0
     /// When curl wants `socket_action(CURL_SOCKET_TIMEOUT)` next (monotonic ns; .max = never).
     var timerDeadline = UInt64.max
+    /// The I/O loop's clock reading of this turn (`EngineLevers.cachedClock`), or nil to read
+    /// the clock in every timer callback. Earlier than the real now by at most one turn's work,
+    /// so a deadline computed from it can only come early, and curl re-arms an early timer.
+    var turnClock: UInt64?
     /// Receives curl's socket interest: (socket, CURL_POLL_* bits, already registered, shard).
     private let watch: (curl_socket_t, Int32, Bool, MultiShard) -> Void
 
@@ -54,7 +58,7 @@ final class MultiShard {
         _ = fleet_curl_multi_setopt_ptr(m, CURLMOPT_TIMERDATA, me)
         _ = fleet_curl_multi_setopt_timer_function(m) { _, timeoutMillis, shard in
             let s = Unmanaged<MultiShard>.fromOpaque(shard!).takeUnretainedValue()
-            s.timerDeadline = timeoutMillis < 0 ? .max : MonotonicClock.now() + UInt64(timeoutMillis) * 1_000_000
+            s.timerDeadline = timeoutMillis < 0 ? .max : (s.turnClock ?? MonotonicClock.now()) + UInt64(timeoutMillis) * 1_000_000
             return 0
         }
     }

@@ -11,8 +11,17 @@
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 
-/// curl_global_init(CURL_GLOBAL_DEFAULT): the flag is a macro expression Swift does not import.
+/// curl_global_init_mem(CURL_GLOBAL_DEFAULT, …) with the allocator FLEET_CURL_ALLOC names
+/// ("pool", the default; "mimalloc"; "libc"); see alloc.c. The flag is a macro Swift does not import.
 CURLcode fleet_curl_global_init(void);
+/// The allocator libcurl was given: "pool", "mimalloc" or "libc" ("libc" before init).
+const char *fleet_curl_allocator(void);
+/// The pool allocator itself (alloc.c), exported so the tests can exercise it directly.
+void *fleet_pool_malloc(size_t n);
+void fleet_pool_free(void *p);
+void *fleet_pool_realloc(void *p, size_t n);
+void *fleet_pool_calloc(size_t count, size_t size);
+char *fleet_pool_strdup(const char *s);
 
 // MARK: curl_easy_setopt, one function per argument type.
 /// Options taking a `long` (flags, sizes in bytes, timeouts in ms).

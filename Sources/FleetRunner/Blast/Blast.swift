@@ -23,9 +23,11 @@ public enum Blast {
         let engine = try HTTPEngine(configuration: config)
         defer { engine.shutdown() }
 
+        let replay = try options.replayFile.map { try HTTPEngine.loadRecording($0) } ?? []
+        try options.validateReplay(replay)
         let start = MonotonicClock.now()
         let recorder = Recorder(startNanos: start)
-        let driver = BlastDriver(engine: engine, recorder: recorder, options: options, start: start)
+        let driver = BlastDriver(engine: engine, recorder: recorder, options: options, replay: replay, start: start)
         let cpuBefore = ProcessStats.cpuSeconds()
         driver.launch()
         let deadline = start + UInt64(options.durationSeconds * 1e9)
@@ -61,7 +63,10 @@ public enum Blast {
 final class BlastDriver: @unchecked Sendable {
     private let engine: HTTPEngine
     private let recorder: Recorder
-    private let request: HTTPRequest
+    /// The request each connection repeats, or (`--replay`) the recorded sequence each one walks
+    /// in order, connection i starting at i/connections of the way through.
+    private let requests: [HTTPRequest]
+    private var cursor: [Int]
     private let endpoint: String
     private let connections: Int
     private let deadline: UInt64
@@ -77,10 +82,11 @@ final class BlastDriver: @unchecked Sendable {
     private var non2xx: Int64 = 0
     private var errors: [HTTPErrorKind: Int64] = [:]
 
-    init(engine: HTTPEngine, recorder: Recorder, options: BlastOptions, start: UInt64) {
+    init(engine: HTTPEngine, recorder: Recorder, options: BlastOptions, replay: [HTTPRequest] = [], start: UInt64) {
         self.engine = engine
         self.recorder = recorder
-        self.request = HTTPRequest(method: "GET", url: options.url, timeout: options.timeoutSeconds)
+        self.requests = replay.isEmpty ? [HTTPRequest(method: "GET", url: options.url, timeout: options.timeoutSeconds)] : replay
+        self.cursor = (0..<options.connections).map { $0 * replay.count / options.connections }
         self.endpoint = options.endpoint
         self.connections = options.connections
         self.start = start
@@ -94,9 +100,9 @@ final class BlastDriver: @unchecked Sendable {
             live = connections
             for i in 0..<connections {
                 if let interval {
-                    schedule(intended: start + interval * UInt64(i) / UInt64(connections))
+                    schedule(intended: start + interval * UInt64(i) / UInt64(connections), connection: i)
                 } else {
-                    send(intended: MonotonicClock.now())
+                    send(intended: MonotonicClock.now(), connection: i)
                 }
             }
         }
@@ -113,15 +119,20 @@ final class BlastDriver: @unchecked Sendable {
 
     // MARK: On `queue`.
 
-    private func send(intended: UInt64) {
+    private func send(intended: UInt64, connection: Int) {
         let actual = MonotonicClock.now()
         guard actual < deadline else { return end() }
+        var request = requests[0]
+        if requests.count > 1 {
+            request = requests[cursor[connection]]
+            cursor[connection] = (cursor[connection] + 1) % requests.count
+        }
         engine.send(request, queue: queue) { [self] result in
-            handle(result, intended: intended, actual: actual)
+            handle(result, intended: intended, actual: actual, connection: connection)
         }
     }
 
-    private func handle(_ result: Result<HTTPResponse, HTTPError>, intended: UInt64, actual: UInt64) {
+    private func handle(_ result: Result<HTTPResponse, HTTPError>, intended: UInt64, actual: UInt64, connection: Int) {
         let now = MonotonicClock.now()
         guard now <= deadline else { return end() }
         switch result {
@@ -136,19 +147,19 @@ final class BlastDriver: @unchecked Sendable {
                                    errorCode: e.kind.rawValue, message: e.message, breakdown: nil)
         }
         if let interval {
-            schedule(intended: intended + interval)
+            schedule(intended: intended + interval, connection: connection)
         } else {
-            send(intended: now)
+            send(intended: now, connection: connection)
         }
     }
 
     /// Sends at `intended`, or at once when the schedule has already passed (a late response).
-    private func schedule(intended: UInt64) {
+    private func schedule(intended: UInt64, connection: Int) {
         let now = MonotonicClock.now()
-        if intended <= now { return send(intended: intended) }
+        if intended <= now { return send(intended: intended, connection: connection) }
         guard intended < deadline else { return end() }
         queue.asyncAfter(deadline: .now() + .nanoseconds(Int(intended - now))) { [self] in
-            send(intended: intended)
+            send(intended: intended, connection: connection)
         }
     }
 

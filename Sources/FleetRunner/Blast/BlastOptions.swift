@@ -1,4 +1,5 @@
 import FleetCore
+import FleetHTTP
 import Foundation
 
 /// What `fleet blast` drives: one GET, repeated over N connections for D seconds, optionally at a
@@ -14,6 +15,9 @@ public struct BlastOptions: Sendable {
     public var ioThreads: Int = 1
     /// Seconds before one request counts as a timeout.
     public var timeoutSeconds: Double = 10
+    /// A recording of `FLEET_HTTP_RECORD` to replay instead of the one GET (bench/overhead.sh):
+    /// every connection walks the recorded requests in order, bodies and headers as recorded.
+    public var replayFile: String?
 
     public init(url: String) { self.url = url }
 
@@ -48,6 +52,17 @@ public struct BlastOptions: Sendable {
         }
     }
 
+    /// Every replayed request must go to loopback too, and there must be one.
+    func validateReplay(_ requests: [HTTPRequest]) throws {
+        guard let file = replayFile else { return }
+        guard !requests.isEmpty else { throw RunnerError.badInput("--replay \(file): no requests recorded") }
+        for r in requests {
+            guard let host = URLComponents(string: r.url)?.host, Loopback.isLoopbackHost(host) else {
+                throw RunnerError.badInput("--replay \(file): \(r.url) is not a loopback URL")
+            }
+        }
+    }
+
     /// File descriptors kept aside for everything that is not a connection (stdio, epoll, …).
     static let reservedDescriptors = 64
 
@@ -72,6 +87,7 @@ public struct BlastOptions: Sendable {
 
     /// The endpoint name the recorder files requests under (`GET /healthz`).
     var endpoint: String {
+        if replayFile != nil { return "REPLAY" }
         let path = URLComponents(string: url)?.path ?? ""
         return "GET " + (path.isEmpty ? "/" : path)
     }

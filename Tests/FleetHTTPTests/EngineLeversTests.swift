@@ -1,0 +1,100 @@
+import CCurlShim
+import Dispatch
+import FleetCore
+import FleetTestSupport
+import Foundation
+import XCTest
+@testable import FleetHTTP
+
+/// The engine's speed levers (issue 18): the pool allocator libcurl is given, the parsed-URL
+/// reuse, and the request recording for `fleet blast --replay`. The whole FleetHTTPTests suite
+/// also runs with each lever off (`FLEET_CURL_ALLOC=libc FLEET_CURLU=0 FLEET_HTTP_CLOCK=fresh`)
+/// and passes the same: the levers change the cost of a response, never the response.
+final class EngineLeversTests: XCTestCase {
+    func testPoolAllocatorKeepsContentsAcrossSizesReallocAndThreads() {
+        // Sizes on both sides of every class edge, and past the largest class.
+        let sizes = [1, 31, 32, 33, 47, 48, 200, 1023, 1024, 1025, 4097, 16384, 16385, 32768, 32769, 100_000]
+        DispatchQueue.concurrentPerform(iterations: 4) { t in
+            for round in 0..<20 {
+                for (i, n) in sizes.enumerated() {
+                    let byte = UInt8(truncatingIfNeeded: t * 31 + i + round)
+                    guard let p = fleet_pool_malloc(n) else { return XCTFail("malloc(\(n)) failed") }
+                    memset(p, Int32(byte), n)
+                    guard let q = fleet_pool_realloc(p, n * 3) else { return XCTFail("realloc(\(n * 3)) failed") }
+                    let b = q.assumingMemoryBound(to: UInt8.self)
+                    // Every 61st byte and the last: a short copy or a wrong block shows (debug builds are slow per byte).
+                    if (Array(stride(from: 0, to: n, by: 61)) + [n - 1]).contains(where: { b[$0] != byte }) {
+                        XCTFail("realloc lost bytes of a \(n)-byte block")
+                    }
+                    memset(q, 0x5a, n * 3)  // the grown block is writable to its new size
+                    fleet_pool_free(q)
+                }
+            }
+        }
+        let zeros = fleet_pool_calloc(300, 8)!.assumingMemoryBound(to: UInt64.self)
+        XCTAssertTrue((0..<300).allSatisfy { zeros[$0] == 0 })
+        fleet_pool_free(zeros)
+        let copy = fleet_pool_strdup("fleet")!
+        XCTAssertEqual(String(cString: copy), "fleet")
+        fleet_pool_free(copy)
+        XCTAssertNil(fleet_pool_calloc(Int.max, 16), "an overflowing calloc must fail, not wrap")
+        fleet_pool_free(nil)
+    }
+
+    func testLibcurlGetsTheAllocatorTheEnvironmentNames() throws {
+        let engine = try HTTPEngine()
+        defer { engine.shutdown() }
+        let want = ProcessInfo.processInfo.environment["FLEET_CURL_ALLOC"] ?? "pool"
+        XCTAssertEqual(EngineLevers.allocator, want == "mimalloc" || want == "libc" ? want : "pool")
+    }
+
+    func testLeversReadTheirSwitches() {
+        XCTAssertTrue(EngineLevers(environment: [:]).parsedURLs)
+        XCTAssertTrue(EngineLevers(environment: [:]).cachedClock)
+        XCTAssertFalse(EngineLevers(environment: ["FLEET_CURLU": "0"]).parsedURLs)
+        XCTAssertFalse(EngineLevers(environment: ["FLEET_HTTP_CLOCK": "fresh"]).cachedClock)
+    }
+
+    /// One pooled handle sends A, A, B, A, then an unparseable URL, then A: each answer is for the
+    /// URL asked (a handle that kept its last URL must never send the previous one).
+    func testEachRequestGoesToItsOwnURLWhenTheHandleIsReused() throws {
+        let server = try RawHTTPServer { req in .http(200, body: Array(req.path.utf8)) }
+        defer { server.stop() }
+        let engine = try HTTPEngine()
+        defer { engine.shutdown() }
+        for path in ["/a", "/a", "/b?x=1", "/a"] {
+            let r = expectResponse(roundTrip(engine, HTTPRequest(method: "GET", url: server.baseURL + path)))
+            XCTAssertEqual(r.map { String(decoding: $0.body, as: UTF8.self) }, path)
+        }
+        XCTAssertNotNil(expectError(roundTrip(engine, HTTPRequest(method: "GET", url: "http://[::1"))))
+        let r = expectResponse(roundTrip(engine, HTTPRequest(method: "GET", url: server.baseURL + "/a")))
+        XCTAssertEqual(r.map { String(decoding: $0.body, as: UTF8.self) }, "/a")
+    }
+
+    func testARecordingReplaysTheSameRequests() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("fleet-reclog-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("rec.jsonl").path
+        let clip = SharedBytes((0..<100_000).map { UInt8(truncatingIfNeeded: $0 * 7) })
+        let sent = [
+            HTTPRequest(method: "POST", url: "http://127.0.0.1:9/x", headers: [HTTPHeader("A", "1")], body: HTTPBody(bytes: Array("{}".utf8))),
+            HTTPRequest(method: "PUT", url: "http://127.0.0.1:9/u", body: HTTPBody(clip, range: 10..<90_000), timeout: 7),
+            HTTPRequest(method: "PUT", url: "http://127.0.0.1:9/v", body: HTTPBody(clip)),
+            HTTPRequest(method: "GET", url: "http://127.0.0.1:9/y"),
+        ]
+        let log = try XCTUnwrap(RequestLog(path: path, limit: 3))
+        for r in sent { log.append(r) }
+        let back = try HTTPEngine.loadRecording(path)
+        XCTAssertEqual(back.count, 3, "the limit stops the recording")
+        for (a, b) in zip(sent, back) {
+            XCTAssertEqual(a.method, b.method)
+            XCTAssertEqual(a.url, b.url)
+            XCTAssertEqual(a.headers, b.headers)
+            XCTAssertEqual(a.timeout, b.timeout)
+            XCTAssertEqual(a.body.map { $0.storage.copyBytes($0.range) }, b.body.map { $0.storage.copyBytes($0.range) })
+        }
+        let blobs = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.contains(".blob-") }
+        XCTAssertEqual(blobs.count, 1, "a shared body is written once")
+    }
+}

@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# bench/lib.sh — what every benchmark shares: the load guard, the A B A B alternation, medians.
+# Source it; it defines functions only.
+#
+# The machine is shared (2 cores). A figure taken while something else runs is not the figure,
+# so every benchmark:
+#   - refuses to start when the 1-minute load average is above LOAD_MAX (default 0.5), unless
+#     LOADED_OK=1 (or the script's --loaded-ok flag): then it runs and marks its rows "loaded";
+#     LOAD_WAIT=S first waits up to S seconds for the load to fall (unattended runs);
+#   - records, before each single run, the 1-minute load and the cores busy in the last second
+#     (from /proc/stat, while none of the bench's own processes runs): the load average still
+#     carries the previous run of the same bench, the 1-second figure does not. A run that
+#     started with more than LOAD_MAX cores busy is marked loaded;
+#   - alternates its peers (A B A B …, PAIRS rounds, default 3) and quotes the median of the
+#     per-round ratios with min–max.
+
+LOAD_MAX=${LOAD_MAX:-0.5}
+PAIRS=${PAIRS:-3}
+LOADED_OK=${LOADED_OK:-0}
+LOAD_WAIT=${LOAD_WAIT:-0}
+
+# The 1-minute load average.
+bench_load1() { cut -d' ' -f1 /proc/loadavg; }
+
+# Cores busy (user+nice+system+irq+softirq+steal) over the next $1 seconds (default 1).
+bench_busy_cores() {
+    local span=${1:-1} a b
+    a=$(awk '/^cpu / {print $2+$3+$4+$7+$8+$9, $2+$3+$4+$5+$6+$7+$8+$9}' /proc/stat)
+    sleep "$span"
+    b=$(awk '/^cpu / {print $2+$3+$4+$7+$8+$9, $2+$3+$4+$5+$6+$7+$8+$9}' /proc/stat)
+    awk -v a="$a" -v b="$b" -v n="$(nproc)" 'BEGIN { split(a, x, " "); split(b, y, " ");
+        t = y[2] - x[2]; printf "%.2f\n", (t > 0 ? n * (y[1] - x[1]) / t : 0) }'
+}
+
+# True when $1 > $2 (decimals).
+bench_gt() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a > b) }'; }
+
+# The start guard. Sets BENCH_LOADED=0 (quiet) or 1 (above the bound, allowed by LOADED_OK);
+# returns 3 (and says why) when the machine is loaded and that is not allowed.
+bench_load_guard() {
+    local name=$1 waited=0 load
+    load=$(bench_load1)
+    while bench_gt "$load" "$LOAD_MAX" && [ "$waited" -lt "$LOAD_WAIT" ]; do
+        sleep 5; waited=$((waited + 5)); load=$(bench_load1)
+    done
+    BENCH_LOADED=0
+    if bench_gt "$load" "$LOAD_MAX"; then
+        if [ "$LOADED_OK" = 1 ]; then
+            echo "$name: load average $load > LOAD_MAX $LOAD_MAX; running anyway, rows marked loaded" >&2
+            BENCH_LOADED=1
+        else
+            echo "$name: load average $load > LOAD_MAX $LOAD_MAX: refusing to measure (LOADED_OK=1 or --loaded-ok runs and marks the rows loaded; LOAD_WAIT=S waits)" >&2
+            return 3
+        fi
+    fi
+    BENCH_LOAD_START="$(cut -d' ' -f1-3 /proc/loadavg)"
+}
+
+# Before one run: prints "LOAD1 BUSY FLAG" (FLAG loaded|quiet) and appends it with the run's
+# label to $BENCH_LOADLOG when set. A run is loaded when the machine was busier than LOAD_MAX
+# cores in the last second, or the whole bench started loaded.
+bench_before_run() {
+    local label=$1 load busy flag=quiet
+    load=$(bench_load1); busy=$(bench_busy_cores 1)
+    if bench_gt "$busy" "$LOAD_MAX" || [ "${BENCH_LOADED:-0}" = 1 ]; then flag=loaded; fi
+    [ -n "${BENCH_LOADLOG:-}" ] && echo "$label $load $busy $flag" >> "$BENCH_LOADLOG"
+    echo "$load $busy $flag"
+}
+
+# Runs `$2 ROUND` and `$3 ROUND` … (shell functions or commands, one per peer) in alternation,
+# PAIRS rounds: A B A B …; more than two peers go A B C A B C. Each run is preceded by
+# bench_before_run with label "PEER#ROUND". $1 = label prefix shown on stderr.
+bench_alternate() {
+    local title=$1; shift
+    local round peer
+    for round in $(seq 1 "$PAIRS"); do
+        for peer in "$@"; do
+            echo "== $title: $peer round $round/$PAIRS (load: $(bench_before_run "$peer#$round"))" >&2
+            "$peer" "$round"
+        done
+    done
+}
+
+# Median and spread of the numbers on stdin (one per line; blanks and n/a ignored):
+# prints "MEDIAN MIN MAX N" (n/a n/a n/a 0 when none). Python, so the median is exact.
+bench_median() {
+    python3 -c '
+import sys, statistics
+v = sorted(float(x) for x in sys.stdin.read().split() if x not in ("n/a", "nan", ""))
+print(*(["%.4g" % statistics.median(v), "%.4g" % v[0], "%.4g" % v[-1], len(v)] if v else ["n/a", "n/a", "n/a", 0]))'
+}
+
+# "Load: start 0.12 0.30 0.40; per run 1-min 0.1–0.3, busy cores 0.0–0.1; 0 of 6 runs loaded."
+bench_load_summary() {
+    local log=${1:-$BENCH_LOADLOG}
+    [ -s "$log" ] || { echo "Load at start: ${BENCH_LOAD_START:-unknown}."; return; }
+    awk -v start="${BENCH_LOAD_START:-unknown}" -v max="$LOAD_MAX" '
+        { n++; if (n == 1 || $2 < l1) l1 = $2; if (n == 1 || $2 > h1) h1 = $2;
+          if (n == 1 || $3 < lb) lb = $3; if (n == 1 || $3 > hb) hb = $3; if ($4 == "loaded") k++ }
+        END { printf "Load: 1-min average at start %s; before each run 1-min %.2f–%.2f, cores busy in the last second %.2f–%.2f (bound LOAD_MAX %s); %d of %d runs loaded.\n", start, l1, h1, lb, hb, max, k, n }' "$log"
+}
+
+# CPU seconds (user + system) a process has used so far, from /proc/PID/stat.
+bench_proc_cpu() {
+    awk -v hz="$(getconf CLK_TCK)" '{ sub(/^.*\) /, ""); printf "%.3f\n", ($12 + $13) / hz }' "/proc/$1/stat" 2>/dev/null
+}
+
+# Starts `FLEET stack --port 0 ARGS… --duration 3600` (its own process; output in $2) and waits
+# for its READY line; sets BENCH_STACK_PID and BENCH_STACK_URL, and stops it on exit.
+# $1 = fleet binary, $2 = output file, rest = stack flags.
+bench_stack_start() {
+    local fleet=$1 out=$2; shift 2
+    "$fleet" stack --port 0 "$@" --duration 3600 > "$out" 2>&1 &
+    BENCH_STACK_PID=$!
+    trap 'kill $BENCH_STACK_PID 2>/dev/null || true' EXIT
+    trap 'kill $BENCH_STACK_PID 2>/dev/null || true; exit 130' INT TERM
+    for _ in $(seq 100); do grep -q READY "$out" 2>/dev/null && break; sleep 0.2; done
+    BENCH_STACK_URL=$(sed -n 's/^READY //p' "$out")
+    [ -n "$BENCH_STACK_URL" ] || { echo "fleet stack did not start (see $out)" >&2; return 1; }
+}

@@ -1,0 +1,203 @@
+#!/usr/bin/env bash
+# bench/overhead.sh — what the journey layer (client, recorder, user state, checks, JSON) costs
+# over the bare engine, per request, on the same requests.
+#
+# 1. Records: one short `fleet run` of 64 users walking the daily quest with no think time
+#    (bench/overhead-profile.json's shape) against one `fleet stack`, with FLEET_HTTP_RECORD
+#    writing the first 3,000 requests the engine sent (method, URL, headers, body).
+# 2. Alternates (PAIRS rounds) the journeys — the same profile, `fleet run` — and the raw
+#    engine — `fleet blast --replay` of the recording, the same endpoints, headers and body
+#    sizes over keep-alive connections, as many at once as the journey run had in flight on
+#    average. CPU per request: journeys = process CPU from the health sample before the first
+#    active window to the last active one, over the requests; blast = its own CPU line.
+#    The replay repeats requests whose effect already happened (a second reading-complete is a
+#    409 envelope, not the session): its status mix is in the table.
+# 3. Profiles round 1 of each with `perf record -g` (5 s while it runs; both arms alike, and the
+#    median of the rounds leaves one perturbed round out) and writes the top shared objects and
+#    symbols, and Fleet's functions by inclusive time: where the time goes.
+# Goal (issue 18): the journey layer adds ≤ 25 % over the engine (ratio ≤ 1.25).
+#
+# With --before BIN, the journeys of an older fleet binary alternate too (before/after a fix).
+#
+#   bench/overhead.sh [-u USERS] [-d SECONDS] [--before FLEET_BIN] [--loaded-ok]  (defaults 64 users, 15 s; env PAIRS, LOAD_MAX,
+#       LOAD_WAIT, FLEET_BIN). Takes about 30 s + PAIRS × 2 × (SECONDS + 10) s: 3 min at the defaults.
+set -euo pipefail
+# shellcheck source=bench/peers.sh
+source "$(dirname "$0")/peers.sh"
+
+users=64 duration=15 before=""
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --before) before=$2; shift 2 ;;  # a fleet binary from before a change: its journeys join the alternation
+        -u) users=$2; shift 2 ;;
+        -d) duration=$2; shift 2 ;;
+        --loaded-ok) LOADED_OK=1; shift ;;
+        *) echo "usage: bench/overhead.sh [-u USERS] [-d SECONDS] [--loaded-ok]" >&2; exit 2 ;;
+    esac
+done
+ulimit -n 20000 2>/dev/null || true
+fleet=$(bench_fleet_bin)
+command -v perf >/dev/null || { apt-get -o DPkg::Lock::Timeout=300 install -y -qq linux-perf >/dev/null 2>&1 || true; }
+bench_load_guard overhead || exit 3
+work=$(mktemp -d /tmp/fleet-overhead.XXXXXX)
+BENCH_LOADLOG="$work/load.log"
+
+bench_stack_start "$fleet" "$work/stack.out" --entitlement active --workers 16 --median-ms 20 --sigma 0 --rate-limit 0 || exit 1
+url=$BENCH_STACK_URL stack=$BENCH_STACK_PID
+
+profile() {  # $1 = seconds
+    cat <<JSON
+{
+  "name": "overhead", "seed": 3, "duration_s": $1, "grace_s": 5, "window_s": 1, "time_scale": 0.0001,
+  "think_times": {"default": {"type": "constant", "ms": 0}},
+  "corpus": {"dir": "$BENCH_ROOT/audio-corpus", "clip_mix": {"speech": 1}},
+  "scenarios": [{"name": "q", "model": {"type": "constant-population", "users": $users, "duration_s": $1},
+                 "journeys": {"dailyQuest": 1}, "cohorts": {"new": 1}}]
+}
+JSON
+}
+profile 8 > "$work/record.json"
+profile "$duration" > "$work/run.json"
+
+echo "== recording the journeys' requests" >&2
+(cd "$BENCH_ROOT" && FLEET_HTTP_RECORD="$work/rec.jsonl" FLEET_HTTP_RECORD_MAX=3000 timeout 120 \
+    "$fleet" run --profile "$work/record.json" --target "$url" --out "$work/record" --history "$work/h.sqlite" \
+    > "$work/record.out" 2>&1) || true
+[ -s "$work/rec.jsonl" ] || { echo "no requests recorded (see $work/record.out)" >&2; exit 1; }
+conns=$(python3 - "$work" <<'PY'
+import glob, json, sys
+f = glob.glob(sys.argv[1] + "/record/**/results.json", recursive=True)
+h = [s for s in json.load(open(f[0]))["health"] if s.get("activeUsers", 0) > 0] if f else []
+print(max(1, round(sum(s["inFlight"] for s in h) / len(h))) if h else 8)
+PY
+)
+echo "   $(wc -l < "$work/rec.jsonl") requests recorded; the journeys had $conns in flight on average" >&2
+
+# perf for 5 s of the run, 3 s after it started (round 1 only).
+profile_pid() {  # $1 = pid of `timeout`, whose child is the bench; $2 = output
+    sleep 3
+    local child; child=$(pgrep -P "$1" | head -1)
+    [ -n "$child" ] && timeout 20 perf record -F 999 -g -p "$child" -o "$2" -- sleep 5 > /dev/null 2>&1 < /dev/null || true
+}
+
+run_journeys() {  # $1 = fleet binary, $2 = name (j, j0), $3 = round
+    local bin=$1 name=$2 r=$3
+    (cd "$BENCH_ROOT" && exec timeout $((duration + 60)) "$bin" run --profile "$work/run.json" --target "$url" \
+        --out "$work/$name-$r" --history "$work/h.sqlite" > "$work/$name.$r.out" 2>&1) &
+    local pid=$! prof=
+    if [ "$r" = 1 ] && command -v perf >/dev/null; then profile_pid "$pid" "$work/perf-$name.data" & prof=$!; fi
+    wait "$pid" || echo "   ($name round $r exited $?; see $work/$name.$r.out)" >&2
+    [ -z "$prof" ] || wait "$prof" || true
+}
+ov_journeys() { run_journeys "$fleet" j "$1"; }
+ov_before() { run_journeys "$before" j0 "$1"; }
+ov_engine() {
+    local r=$1
+    timeout $((duration + 60)) "$fleet" blast "$url" --replay "$work/rec.jsonl" -c "$conns" -d "$duration" > "$work/e.$r.out" 2>&1 &
+    local pid=$! prof=
+    if [ "$r" = 1 ] && command -v perf >/dev/null; then profile_pid "$pid" "$work/perf-engine.data" & prof=$!; fi
+    wait "$pid" || echo "   (replay round $r exited $?; see $work/e.$r.out)" >&2
+    [ -z "$prof" ] || wait "$prof" || true
+}
+arms=(ov_journeys ov_engine)
+[ -n "$before" ] && arms=(ov_before ov_journeys ov_engine)
+bench_alternate overhead "${arms[@]}"
+kill "$stack" 2>/dev/null || true
+
+perf_fleet() {  # $1 = data file: Fleet's own functions by inclusive time
+    [ -s "$1" ] || { echo "    (no profile)"; return; }
+    local demangle; demangle=$(command -v swift-demangle || echo cat)
+    timeout 120 perf report -i "$1" --children --sort sym --stdio -g none < /dev/null 2>/dev/null | grep -v '^#' \
+        | grep -E '\$s[0-9]+Fleet' | "$demangle" --simplified 2>/dev/null | head -30 | sed -E 's/^(.{0,170}).*/    \1/' || true
+}
+
+perf_top() {  # $1 = data file: the top shared objects and symbols (self time)
+    [ -s "$1" ] || { echo "    (no profile)"; return; }
+    timeout 120 perf report -i "$1" --no-children --sort dso --stdio -g none < /dev/null 2>/dev/null | grep -v '^#' | grep -v '^$' | head -8 | sed 's/^/    /' || true
+    echo
+    timeout 120 perf report -i "$1" --no-children --sort sym --stdio -g none < /dev/null 2>/dev/null | grep -v '^#' | grep -v '^$' | head -25 \
+        | sed -E 's/^(.{0,150}).*/    \1/' || true
+}
+
+section="$work/section.md"
+{
+    echo "## Journey-layer overhead per request: the journeys against the bare engine on the same requests"
+    echo
+    echo "Measured $(date -u '+%Y-%m-%d %H:%M UTC') on $(bench_machine) by \`bench/overhead.sh -u $users -d $duration\` (PAIRS=$PAIRS)"
+    echo "($users users walk the daily quest with no think time against \`fleet stack --median-ms 20\`; the raw engine replays"
+    echo "the first 3,000 requests they sent (\`FLEET_HTTP_RECORD\`, \`fleet blast --replay\`) over $conns keep-alive connections,"
+    echo "the journeys' mean in-flight count; CPU per request of the bench process; median of $PAIRS alternated rounds (min–max).)"
+    bench_load_summary
+    [ "$BENCH_LOADED" = 1 ] && echo "**Loaded: taken while other work shared the machine; provisional, not the figure.**"
+    echo "Replaces the 2026-11-29 pair (fleet run against \`blast /healthz\`, which were not the same requests)."
+    echo
+    python3 - "$work" "$PAIRS" <<'PY'
+import glob, json, os, re, statistics, sys
+work, pairs = sys.argv[1], int(sys.argv[2])
+def journeys(r, name="j"):
+    f = glob.glob(os.path.join(work, f"{name}-{r}", "**", "results.json"), recursive=True)
+    if not f: return None
+    res = json.load(open(f[0]))
+    h = sorted(res["health"], key=lambda s: s["window"])
+    act = [i for i, s in enumerate(h) if s.get("activeUsers", 0) > 0]
+    if not act: return None
+    c0 = h[act[0] - 1]["cpuSeconds"] if act[0] > 0 else 0.0
+    cpu = h[act[-1]]["cpuSeconds"] - c0
+    statuses = {}
+    for e in res["endpoints"]:
+        for k, v in e.get("statuses", {}).items(): statuses[k] = statuses.get(k, 0) + v
+    n = sum(statuses.values())
+    return dict(cpu=cpu, n=n, per=cpu / n * 1e6 if n else None, statuses=statuses)
+def engine(r):
+    try: out = open(os.path.join(work, f"e.{r}.out")).read()
+    except OSError: return None
+    m = re.search(r"(\d+) requests in", out); c = re.search(r"CPU: ([\d.]+) s", out)
+    non = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
+    if not m or not c: return None
+    n, cpu = int(m.group(1)), float(c.group(1))
+    return dict(cpu=cpu, n=n, per=cpu / n * 1e6 if n else None, non2xx=int(non.group(1)) if non else 0)
+J = [journeys(r) for r in range(1, pairs + 1)]; E = [engine(r) for r in range(1, pairs + 1)]
+def spread(v, fmt="%.1f"):
+    v = sorted(x for x in v if x is not None)
+    return f"{fmt % statistics.median(v)} ({fmt % v[0]}–{fmt % v[-1]})" if v else "n/a"
+print("| path | requests per round | CPU µs per request, median (min–max) | answers |")
+print("|---|---|---:|---|")
+js = J[0]["statuses"] if J[0] else {}
+print(f"| journeys (fleet run, dailyQuest) | {', '.join(str(x['n']) if x else 'n/a' for x in J)} | {spread([x['per'] if x else None for x in J])} | "
+      + ", ".join(f"{k}: {v}" for k, v in sorted(js.items())) + " |")
+print(f"| raw engine (fleet blast --replay) | {', '.join(str(x['n']) if x else 'n/a' for x in E)} | {spread([x['per'] if x else None for x in E])} | "
+      + (f"non-2xx: {E[0]['non2xx']} of {E[0]['n']}" if E[0] else "n/a") + " |")
+B = [journeys(r, "j0") for r in range(1, pairs + 1)]
+if any(B):
+    print(f"| journeys, before (--before binary) | {', '.join(str(x['n']) if x else 'n/a' for x in B)} | {spread([x['per'] if x else None for x in B])} | |")
+ratios = [j["per"] / e["per"] for j, e in zip(J, E) if j and e and j["per"] and e["per"]]
+med = statistics.median(ratios) if ratios else None
+print()
+print(f"Journeys / engine CPU per request, per round: {spread(ratios, '%.2f')} × — the journey layer adds "
+      + (f"{(med - 1) * 100:.0f} %" if med else "n/a") + " (goal ≤ 25 %: " + ("met" if med and med <= 1.25 else "not met") + ").")
+PY
+    echo
+    echo "Where the time goes (perf record -g, 5 s of round 1, self time; journeys first, then the raw engine):"
+    echo
+    if [ -n "$before" ]; then
+        echo "Journeys, before:"
+        echo
+        perf_top "$work/perf-j0.data"
+        echo
+    fi
+    echo "Journeys:"
+    echo
+    perf_top "$work/perf-j.data"
+    echo
+    echo "Raw engine:"
+    echo
+    perf_top "$work/perf-engine.data"
+    echo
+    echo "Inclusive time (with callees) of the journeys' own functions, top 30 (perf --children, demangled):"
+    echo
+    [ -n "$before" ] && { echo "Before:"; echo; perf_fleet "$work/perf-j0.data"; echo; echo "After:"; echo; }
+    perf_fleet "$work/perf-j.data"
+} > "$section"
+cat "$section"
+bench_write_section overhead "$section"
+echo "wrote bench/RESULTS.md (section overhead); raw outputs in $work" >&2
