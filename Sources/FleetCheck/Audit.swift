@@ -9,18 +9,24 @@ import Synchronization
 /// terminal when the audit ends is a `one_terminal_status` violation. Bounded: at least
 /// `auditS`, longer while attempts are still finishing, never past `auditMaxS`.
 extension FleetChecker {
-    public func audit(client: APIClient, say: @Sendable (String) -> Void) async {
-        let users = allUsers.filter { $0.credentials.accessToken != nil }
-        guard !users.isEmpty else { return }
+    /// Returns how many users were re-read and how many the `auditMaxS` bound left out (users with
+    /// something in doubt go first, so a bounded audit of a huge run still settles what matters).
+    @discardableResult
+    public func audit(client: APIClient, say: @Sendable (String) -> Void) async -> (audited: Int, skipped: Int) {
+        let signedIn = allUsers.filter { $0.credentials.accessToken != nil }
+        guard !signedIn.isEmpty else { return (0, 0) }
+        let doubtful = signedIn.filter { !$0.completesInDoubt.isEmpty || !$0.pendingAttempts.isEmpty }
+        let users = doubtful + signedIn.filter { $0.completesInDoubt.isEmpty && $0.pendingAttempts.isEmpty }
         let started = MonotonicClock.now()
         let progress = LastProgress(started)
         let next = NextIndex()
         let pending = users.reduce(0) { $0 + $1.pendingAttempts.count }
         if pending > 0 { say("audit: \(users.count) users, \(pending) attempts submitted and not yet seen terminal") }
+        let maxNanos = UInt64(settings.auditMaxS * 1e9)
         await withTaskGroup(of: Void.self) { group in
             for _ in 0..<min(32, users.count) {
                 group.addTask {
-                    while true {
+                    while MonotonicClock.now() &- started < maxNanos {
                         let i = next.take()
                         guard i < users.count else { return }
                         await self.auditUser(users[i], client: client, started: started, progress: progress)
@@ -28,6 +34,11 @@ extension FleetChecker {
                 }
             }
         }
+        let skipped = max(0, users.count - min(users.count, next.taken))
+        if skipped > 0 {
+            say("audit: stopped at audit_max_s (\(Int(settings.auditMaxS)) s) with \(skipped) of \(users.count) users not re-read")
+        }
+        return (users.count - skipped, skipped)
     }
 
     private func auditUser(_ u: UserChecker, client: APIClient, started: UInt64, progress: LastProgress) async {
@@ -89,4 +100,6 @@ final class LastProgress: Sendable {
 final class NextIndex: Sendable {
     private let value = Mutex(0)
     func take() -> Int { value.withLock { n in defer { n += 1 }; return n } }
+    /// Indices handed out so far (a worker that found the list exhausted took one too).
+    var taken: Int { value.withLock { $0 } }
 }

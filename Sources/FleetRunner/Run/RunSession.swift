@@ -49,96 +49,81 @@ public final class RunSession: Sendable {
 
     var interrupted: Bool { interrupts.load(ordering: .relaxed) > 0 }
 
+    /// The run, in the order a newcomer reads it: where (target, engine, corpus), who (the
+    /// wiring every user shares, `RunWiring`), the walk (arrivals, the cap, grace, drain), the
+    /// judgement (audit, verdict) and the report. Progress and the result stream run throughout.
     public func run() async throws -> RunOutcome {
+        let profile = options.profile
+        let target = try await connect()
+        defer { target.stack?.stop(); target.engine.shutdown() }
+        let barrier = await StartBarrier.wait(until: options.startAtMillis, control: control, say: say)
+        let wiring = RunWiring(profile: profile, options: options, target: target, start: barrier, control: control)
+        let metricsEndpoint = try wiring.metricsEndpoint(say: say)
+        defer { metricsEndpoint?.stop() }
+        say("run \(wiring.runId): profile \(profile.name), seed \(profile.seed), target \(target.base), planned \(Int(profile.plannedDurationS)) s"
+            + (wiring.shard.isWhole ? "" : ", shard \(wiring.shard) (users ≡ \(wiring.shard.index) mod \(wiring.shard.count))"))
+        for line in profile.populationLines() { say(line) }
+
+        let monitor = Task {
+            await self.monitor(recorder: wiring.recorder, engine: target.engine, planned: profile.plannedDurationS, start: wiring.start,
+                               windowNanos: wiring.windowNanos, stream: wiring.streamer(say: say))
+        }
+        await walk(wiring)
+        let auditNotes = await audit(wiring)
+        monitor.cancel()
+        sampleHealth(recorder: wiring.recorder, engine: target.engine)
+
+        let results = conclude(wiring, barrier: barrier, notes: auditNotes)
+        for line in profile.populationLines(after: results) { say(line) }
+        return try Reporting.write(results, options: options, say: say, interrupted: interrupted) { dir in
+            try wiring.checker?.writeTraces(to: dir)
+            if let json = self.options.profileJSON {
+                try Data(json.serializedBytes()).write(to: URL(fileURLWithPath: dir + "/profile.json"), options: .atomic)
+            }
+        }
+    }
+
+    /// Where the run goes: the given target or a fresh embedded stack (loopback unless
+    /// `--allow-remote`), an engine, a target that answers, and the recordings. Whatever was
+    /// started is stopped again if a later part fails.
+    private func connect() async throws -> RunTargetConnection {
         let profile = options.profile
         let (base, stack) = try RunTarget.resolve(target: options.effectiveTarget, allowRemote: options.allowRemote,
                                                     settings: profile.stack, launcher: launcher, say: say)
-        defer { stack?.stop() }
-        if let a = options.sourceAddress, !Loopback.isLoopbackAddress(a), !options.allowRemote {
-            throw RunnerError.failed("--source-address \(a) is not a loopback address; pass --allow-remote to send from another interface")
-        }
-
-        var engineConfig = HTTPEngine.Configuration()
-        engineConfig.maxConnections = profile.client.connections
-        engineConfig.sourceAddress = options.sourceAddress
-        let engine = try HTTPEngine(configuration: engineConfig)
-        defer { engine.shutdown() }
-        try await Preflight.check(base: base, engine: engine, timeoutS: options.reachTimeoutS)
-        let recordings: any RecordingSource
-        let loadStart = MonotonicClock.now()
-        do { recordings = try loadRecordings() } catch { throw RunnerError.badInput("\(error)") }
-        var ready = "recordings ready in \(Int(Double(MonotonicClock.now() - loadStart) / 1e6)) ms"
-        if let c = recordings as? CorpusRecordings {
-            ready += " (\(c.corpus.clips.count) clips, \(c.corpus.remembered) remembered from the last check)"
-        }
-        say(ready)
-
-        let clientSettings = profile.client.settings(baseURL: base)
-        let shard = options.shard
-        let barrier = await StartBarrier.wait(until: options.startAtMillis, control: control, say: say)
-        let startWall = barrier.wallMillis, start = barrier.instant
-        let recorder = Recorder(startNanos: start, windowNanos: UInt64(profile.windowS * 1e9))
-        let client = APIClient(settings: clientSettings, engine: engine, recorder: recorder)
-        let checker = profile.checks.enabled
-            ? FleetChecker(settings: profile.checks, seed: profile.seed, clock: RunClock(startMono: start, startWallMs: startWall))
-            : nil
-        let world = FleetWorld(client: client, recorder: recorder, recordings: recordings, behaviour: profile.behaviour,
-                               checker: checker)
-        let fleet = Fleet(profile: profile, world: world, control: control, shard: shard)
-        var metricsEndpoint: MetricsEndpoint?
-        if let listen = options.metricsListen {
-            let control = self.control
-            let e = try MetricsEndpoint(listen: listen, contentType: PrometheusText.contentType) {
-                PrometheusText.render(recorder.liveView(), activeUsers: control.activeUsers, inFlight: engine.inFlight)
+        var engine: HTTPEngine?
+        do {
+            if let a = options.sourceAddress, !Loopback.isLoopbackAddress(a), !options.allowRemote {
+                throw RunnerError.failed("--source-address \(a) is not a loopback address; pass --allow-remote to send from another interface")
             }
-            metricsEndpoint = e
-            say("metrics: \(e.url)")
-        }
-        defer { metricsEndpoint?.stop() }
-        let planned = profile.plannedDurationS
-        // Shards started at one barrier share the time part, so their folders sort together.
-        let runId = Self.runId(profile: profile.name, wallMillis: options.startAtMillis ?? startWall, seed: profile.seed)
-            + (shard.isWhole ? "" : "-shard-\(shard.index)-of-\(shard.count)")
-        say("run \(runId): profile \(profile.name), seed \(profile.seed), target \(base), planned \(Int(planned)) s"
-            + (shard.isWhole ? "" : ", shard \(shard) (users ≡ \(shard.index) mod \(shard.count))"))
-        for line in profile.populationLines() { say(line) }
-
-        let target = stack == nil ? base : "embedded (\(base))"
-        let git = GitRevision.current()
-        let makeMeta: @Sendable (Double) -> RunMetadata = { actual in
-            RunMetadata(runId: runId, profile: profile.name, seed: profile.seed, target: target,
-                        startedAt: RFC3339.format(millis: startWall), plannedDurationSeconds: planned,
-                        actualDurationSeconds: actual, gitRevision: git,
-                        lagBoundMicros: Int64(profile.maxLagMs * 1000), profileHash: profile.hash,
-                        minEffect: profile.minEffect, minAbsoluteMs: profile.minAbsoluteMs)
-        }
-        // Streamed as windows close, so that a hard stop loses at most the last one.
-        let stream: ResultStream?
-        do { stream = try ResultStream(directory: options.outDir + "/" + runId) } catch {
-            say("warning: results are not streamed (\(error)); a hard stop would lose the run")
-            stream = nil
-        }
-        let windowNanos = UInt64(profile.windowS * 1e9)
-        var streamer: (@Sendable (UInt64) -> Void)? = nil
-        if let stream {
-            let profile = self.options.profile
-            streamer = { @Sendable (now: UInt64) -> Void in
-                var meta = makeMeta(Double(now &- start) / 1e9)
-                let at = Double((now &- start) / windowNanos * windowNanos) / 1e9
-                meta.notes.append("recovered: streamed at \(at) s; the run stopped before writing its report, and "
-                                  + "what came after is lost (totals may hold a sliver of the last, open window)")
-                // The window `now` falls in is still open: stream through the one before it.
-                stream.append(Verdict.apply(profile: profile, to: recorder.snapshot(meta)),
-                              through: Int((now &- start) / windowNanos) - 1)
+            var engineConfig = HTTPEngine.Configuration()
+            engineConfig.maxConnections = profile.client.connections
+            engineConfig.sourceAddress = options.sourceAddress
+            let e = try HTTPEngine(configuration: engineConfig)
+            engine = e
+            try await Preflight.check(base: base, engine: e, timeoutS: options.reachTimeoutS)
+            let recordings: any RecordingSource
+            let loadStart = MonotonicClock.now()
+            do { recordings = try loadRecordings() } catch { throw RunnerError.badInput("\(error)") }
+            var ready = "recordings ready in \(Int(Double(MonotonicClock.now() - loadStart) / 1e6)) ms"
+            if let c = recordings as? CorpusRecordings {
+                ready += " (\(c.corpus.clips.count) clips, \(c.corpus.remembered) remembered from the last check)"
             }
+            say(ready)
+            return RunTargetConnection(base: base, stack: stack, engine: e, recordings: recordings)
+        } catch {
+            engine?.shutdown()
+            stack?.stop()
+            throw error
         }
-        let monitor = Task {
-            await self.monitor(recorder: recorder, engine: engine, planned: planned, start: start, windowNanos: windowNanos,
-                               stream: streamer)
-        }
+    }
+
+    /// Arrivals until the duration cap (or a stop), users in flight until grace ends, then
+    /// everyone left cancelled.
+    private func walk(_ w: RunWiring) async {
+        let profile = options.profile, start = w.start
         let stall = profile.debug.map { GeneratorStall.schedule($0, start: start, say: say) }
         let stopper = Task { await self.enforceCap(start: start) }
-        await fleet.run(start: start)
+        await w.fleet.run(start: start)
         // Arrivals are over. Users still walking may finish until the duration cap plus the
         // grace period (`enforceCap` cancels them then, or a second Ctrl-C does sooner).
         control.stopArrivals()
@@ -149,18 +134,29 @@ public final class RunSession: Sendable {
         }
         stopper.cancel()
         stall?.cancel()
-        // What the run left in doubt is settled through the API before judging (bounded).
-        var auditNotes: [String] = []
-        if let checker {
-            if interrupted { auditNotes.append("audit: skipped (the run was interrupted); attempts left in flight were not polled") }
-            else { await checker.audit(client: client, say: say) }
-            recorder.count(.checkedUsers, Int64(checker.userCount))
-        }
-        monitor.cancel()
-        sampleHealth(recorder: recorder, engine: engine)
+    }
 
-        let actual = Double(MonotonicClock.now() &- start) / 1e9
-        var meta = makeMeta(actual)
+    /// What the run left in doubt, settled through the API before judging (bounded); its notes.
+    private func audit(_ w: RunWiring) async -> [String] {
+        guard let checker = w.checker else { return [] }
+        var notes: [String] = []
+        if interrupted {
+            notes.append("audit: skipped (the run was interrupted); attempts left in flight were not polled")
+        } else {
+            let (_, skipped) = await checker.audit(client: w.client, say: say)
+            if skipped > 0 {
+                notes.append("audit: bounded by audit_max_s (\(Int(options.profile.checks.auditMaxS)) s): \(skipped) users were not re-read")
+            }
+        }
+        w.recorder.count(.checkedUsers, Int64(checker.userCount))
+        return notes
+    }
+
+    /// The results as reported: the recorder's snapshot with its metadata, notes, violations and verdict.
+    private func conclude(_ w: RunWiring, barrier: StartBarrier.Start, notes auditNotes: [String]) -> RunResults {
+        let profile = options.profile, shard = w.shard, checker = w.checker
+        let actual = Double(MonotonicClock.now() &- w.start) / 1e9
+        var meta = w.meta(actual)
         if interrupted { meta.notes.append("interrupted: the run was stopped by a signal before its planned end") }
         meta.notes += auditNotes
         if !shard.isWhole {
@@ -182,16 +178,9 @@ public final class RunSession: Sendable {
         if checker != nil && violations.isEmpty {
             meta.notes.append("invariants: all \(Invariant.allCases.count) checked, none violated")
         }
-        var snapshot = recorder.snapshot(meta)
+        var snapshot = w.recorder.snapshot(meta)
         snapshot.violations = violations
-        let results = Verdict.apply(profile: profile, to: snapshot)
-        for line in profile.populationLines(after: results) { say(line) }
-        return try Reporting.write(results, options: options, say: say, interrupted: interrupted) { dir in
-            try checker?.writeTraces(to: dir)
-            if let json = self.options.profileJSON {
-                try Data(json.serializedBytes()).write(to: URL(fileURLWithPath: dir + "/profile.json"), options: .atomic)
-            }
-        }
+        return Verdict.apply(profile: profile, to: snapshot)
     }
 
     /// The duration cap: past `duration_s` no user starts, and users get `grace_s` to finish.
