@@ -1,14 +1,15 @@
 // swift-tools-version:6.0
 // Fleet: a load and simulation test bench for the speaking-practice app's backend.
-// Module graph (dependencies point one way, C never leaks past its wrapper):
-//   C libraries ─▶ FleetHTTP (libcurl) · FleetSQLite (sqlite3) · FleetAudio (libsndfile)
-//                  · FleetHTTPServer (epoll, eventfd, accept4 through CSysShim)
-//   FleetCore (clock, seeded RNG, SHA-256/HMAC) ◀─ everything
-//   FleetAudio (decode, analyse, encode) ◀─ FleetCorpus (the bench's speech corpus) ◀─ FleetRunner, FleetCLI
-//   FleetMetrics ◀─ FleetStats (comparison, change points) ◀─ FleetReport
-//   FleetMetrics ◀─ FleetClient ◀─ FleetCheck (invariants) ◀─ FleetJourneys ◀─ FleetRunner ◀─ FleetCLI ◀─ fleet
-//   FleetHTTPServer, FleetSQLite, FleetAudio ◀─ FleetStack (reference stack; never the corpus).
-//   FleetStack and FleetReport stand beside the bench's chain; only FleetCLI sees all.
+// Module graph (dependencies point one way; each C library is imported by one Swift module):
+//   C ─▶ FleetHTTP (libcurl, via CCurlShim) · FleetSQLite (sqlite3) · FleetAudio (libsndfile)
+//        · FleetHTTPServer (epoll, eventfd, accept4, via CSysShim)
+//   FleetCore (clock, seeded RNG, SHA-256/HMAC, JSON, exit codes, loopback, language tags) ◀─ everything
+//   The bench:  FleetMetrics ◀─ FleetClient ◀─ FleetCheck (invariants) ◀─ FleetJourneys ◀─ FleetRunner ◀─ FleetCLI ◀─ fleet
+//               FleetMetrics ◀─ FleetStats (comparison, change points) ◀─ FleetReport (HTML, CSV, history) ◀─ FleetRunner
+//               FleetAudio ◀─ FleetCorpus (the bench's speech corpus) ◀─ FleetRunner
+//   The reference stack: FleetHTTPServer, FleetSQLite, FleetAudio ◀─ FleetStack (never the corpus, never the bench)
+//   Only FleetCLI sees both the bench and the stack (to start the embedded stack in a child process).
+//   Tests: FleetTestSupport (one stack harness, synthesizer, raw server, eventually) ◀─ the test targets.
 import PackageDescription
 
 let package = Package(
