@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # bench/engine-levers.sh — what each of the engine's speed levers gives (Sources/FleetHTTP/
 # EngineLevers.swift): `fleet blast -c 64` against loopback nginx with all levers on, with each
-# one off in turn, with all off (the engine before issue 18), and with mimalloc as libcurl's
-# allocator, beside wrk in every round (wrk, variant, variant, …; PAIRS rounds). The figure is
+# one off in turn and with all off (the engine before issue 18), beside wrk in every round (wrk, variant, variant, …; PAIRS rounds). The figure is
 # requests per client CPU-second as a ratio to wrk's in the same round: median (min–max).
 # Goal (issue 18): 0.45 × wrk on an idle machine, with libcurl kept.
 #
@@ -24,10 +23,8 @@ while [ $# -gt 0 ]; do
 done
 ulimit -n 20000 2>/dev/null || true
 bench_install
-# The mimalloc variant loads Debian's libmimalloc2 at run time (dlopen; nothing links against it);
-# without it the engine falls back to its pool, and the table's "engine reports" column says so.
-ldconfig -p 2>/dev/null | grep -q libmimalloc.so.2 || DEBIAN_FRONTEND=noninteractive \
-    apt-get -o DPkg::Lock::Timeout=300 install -y -qq libmimalloc2.0 >/dev/null 2>&1 || true
+# (A mimalloc variant, dlopen'ed, was measured on 2026-12-01 and removed from the engine: no
+# symbol is looked up at run time. Its figure stays in bench/RESULTS.md's 23:21 table.)
 fleet=$(bench_fleet_bin)
 bench_load_guard engine-levers || exit 3
 work=$(mktemp -d /tmp/fleet-levers.XXXXXX)
@@ -41,12 +38,11 @@ url="http://127.0.0.1:$port/"
 declare -A envs=(
     [all_on]=""
     [alloc_libc]="FLEET_CURL_ALLOC=libc"
-    [alloc_mimalloc]="FLEET_CURL_ALLOC=mimalloc"
     [curlu_off]="FLEET_CURLU=0"
     [clock_fresh]="FLEET_HTTP_CLOCK=fresh"
     [all_off]="FLEET_CURL_ALLOC=libc FLEET_CURLU=0 FLEET_HTTP_CLOCK=fresh"
 )
-variants=(all_on alloc_libc alloc_mimalloc curlu_off clock_fresh all_off)
+variants=(all_on alloc_libc curlu_off clock_fresh all_off)
 
 one() {  # $1 = name, $2 = round, rest = command
     local name=$1 r=$2; shift 2
@@ -72,14 +68,14 @@ section="$work/section.md"
     bench_load_summary
     [ "$BENCH_LOADED" = 1 ] && echo "**Loaded: taken while other work shared the machine; provisional, not the figure.**"
     echo "Levers: \`FLEET_CURL_ALLOC\` = libcurl's allocator (pool = the engine's size-class free lists per thread,"
-    echo "CCurlShim/alloc.c; mimalloc = Debian's libmimalloc2, dlopen'ed; libc = curl's default); \`FLEET_CURLU=0\` stops"
+    echo "CCurlShim/alloc.c; libc = curl's default); \`FLEET_CURLU=0\` stops"
     echo "reusing each easy handle's parsed URL; \`FLEET_HTTP_CLOCK=fresh\` reads the clock in every curl timer callback."
     echo "all_off is the engine as it was before issue 18. Goal: 0.45 × wrk on an idle machine."
     echo
     python3 - "$work" "$PAIRS" "${variants[@]}" <<'PY'
 import os, re, statistics, sys
 work, pairs, variants = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
-envs = {"all_on": "(defaults)", "alloc_libc": "FLEET_CURL_ALLOC=libc", "alloc_mimalloc": "FLEET_CURL_ALLOC=mimalloc",
+envs = {"all_on": "(defaults)", "alloc_libc": "FLEET_CURL_ALLOC=libc",
         "curlu_off": "FLEET_CURLU=0", "clock_fresh": "FLEET_HTTP_CLOCK=fresh",
         "all_off": "FLEET_CURL_ALLOC=libc FLEET_CURLU=0 FLEET_HTTP_CLOCK=fresh"}
 def eff(name, r):

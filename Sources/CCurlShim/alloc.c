@@ -1,7 +1,7 @@
 // The allocator libcurl gets from the engine (curl_global_init_mem), chosen once per process by
-// FLEET_CURL_ALLOC: "pool" (the default: size-class free lists per thread, below), "mimalloc"
-// (Debian's libmimalloc, loaded with dlopen so nothing links against it; falls back to "pool"
-// when it is not installed) or "libc" (curl's own default, malloc/free).
+// FLEET_CURL_ALLOC: "pool" (the default: size-class free lists per thread, below) or "libc"
+// (curl's own default, malloc/free). (A "mimalloc" variant loaded with dlopen was measured on
+// 2026-12-01 — bench/RESULTS.md, engine levers — and removed: no symbol is looked up at run time.)
 //
 // Why: a profile of `fleet blast` put ~30 % of the engine's user time in malloc/free, mostly
 // libcurl's short-lived per-transfer allocations (connection structs, header buffers, URL
@@ -15,7 +15,6 @@
 // thread's lists are returned to libc when it exits, so the pool's idle memory stays bounded.
 #define _GNU_SOURCE
 #include "CCurlShim.h"
-#include <dlfcn.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -143,17 +142,6 @@ const char *fleet_curl_allocator(void) { return chosen; }
 CURLcode fleet_curl_global_init(void) {
     const char *want = getenv("FLEET_CURL_ALLOC");
     if (want && strcmp(want, "libc") == 0) { chosen = "libc"; return curl_global_init(CURL_GLOBAL_DEFAULT); }
-    if (want && strcmp(want, "mimalloc") == 0) {
-        void *h = dlopen("libmimalloc.so.2", RTLD_NOW | RTLD_LOCAL);
-        void *m = h ? dlsym(h, "mi_malloc") : NULL, *f = h ? dlsym(h, "mi_free") : NULL;
-        void *r = h ? dlsym(h, "mi_realloc") : NULL, *d = h ? dlsym(h, "mi_strdup") : NULL;
-        void *c = h ? dlsym(h, "mi_calloc") : NULL;
-        if (m && f && r && d && c) {
-            chosen = "mimalloc";
-            return curl_global_init_mem(CURL_GLOBAL_DEFAULT, (curl_malloc_callback)m, (curl_free_callback)f,
-                                        (curl_realloc_callback)r, (curl_strdup_callback)d, (curl_calloc_callback)c);
-        }
-    }
     chosen = "pool";
     return curl_global_init_mem(CURL_GLOBAL_DEFAULT, fleet_pool_malloc, fleet_pool_free, fleet_pool_realloc,
                                 fleet_pool_strdup, fleet_pool_calloc);

@@ -5,7 +5,7 @@ import Foundation
 /// can say what each one gave (`bench/engine-levers.sh` runs `fleet blast` with each off in turn).
 /// Read once per process; the responses are the same either way (the HTTP tests run both ways).
 ///
-/// - `FLEET_CURL_ALLOC=pool|mimalloc|libc` — the allocator libcurl is given at
+/// - `FLEET_CURL_ALLOC=pool|libc` — the allocator libcurl is given at
 ///   `curl_global_init_mem` (CCurlShim/alloc.c; default `pool`).
 /// - `FLEET_CURLU=0|1` — keep each easy handle's last URL parsed (`CURLOPT_CURLU`), so a
 ///   request to the same URL as the handle's previous one skips curl's URL parsing (default 1).
@@ -22,7 +22,7 @@ public struct EngineLevers: Sendable, CustomStringConvertible {
         cachedClock = environment["FLEET_HTTP_CLOCK"] != "fresh"
     }
 
-    /// The allocator libcurl was given ("pool", "mimalloc" or "libc"); valid once an engine exists.
+    /// The allocator libcurl was given ("pool" or "libc"); valid once an engine exists.
     public static var allocator: String { String(cString: fleet_curl_allocator()) }
 
     /// "alloc=pool curlu=1 clock=cached", for reports.

@@ -45,7 +45,7 @@ final class EngineLeversTests: XCTestCase {
         let engine = try HTTPEngine()
         defer { engine.shutdown() }
         let want = ProcessInfo.processInfo.environment["FLEET_CURL_ALLOC"] ?? "pool"
-        XCTAssertEqual(EngineLevers.allocator, want == "mimalloc" || want == "libc" ? want : "pool")
+        XCTAssertEqual(EngineLevers.allocator, want == "libc" ? want : "pool")
     }
 
     func testLeversReadTheirSwitches() {

@@ -12,9 +12,9 @@
 #include <sys/eventfd.h>
 
 /// curl_global_init_mem(CURL_GLOBAL_DEFAULT, …) with the allocator FLEET_CURL_ALLOC names
-/// ("pool", the default; "mimalloc"; "libc"); see alloc.c. The flag is a macro Swift does not import.
+/// ("pool", the default, or "libc"); see alloc.c. The flag is a macro Swift does not import.
 CURLcode fleet_curl_global_init(void);
-/// The allocator libcurl was given: "pool", "mimalloc" or "libc" ("libc" before init).
+/// The allocator libcurl was given: "pool" or "libc" ("libc" before init).
 const char *fleet_curl_allocator(void);
 /// The pool allocator itself (alloc.c), exported so the tests can exercise it directly.
 void *fleet_pool_malloc(size_t n);
