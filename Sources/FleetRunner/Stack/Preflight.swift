@@ -7,19 +7,22 @@ import FleetHTTP
 /// clear error within seconds instead of a run full of connection errors.
 enum Preflight {
     static func check(base: String, engine: HTTPEngine, timeoutS: Double) async throws {
-        let request = HTTPRequest(method: "GET", url: base + "/config", headers: [HTTPHeader("Accept", "application/json")],
-                                  timeout: timeoutS)
         // A refused connection or an unknown host is a wrong URL at once; any other failure (a
         // reset, a stall, garbage) means something answered, and a hostile or flaky target gets
         // three tries before the run gives up on it.
         for attempt in 1...3 {
-            let result: Result<HTTPResponse, HTTPError> = await withCheckedContinuation { c in
-                engine.send(request, queue: DispatchQueue.global()) { c.resume(returning: $0) }
-            }
-            guard case let .failure(e) = result else { return }
+            guard case let .failure(e) = await get(base + "/config", engine: engine, timeoutS: timeoutS) else { return }
             if attempt == 3 || e.kind == .connect || e.kind == .dns {
                 throw RunnerError.failed("target \(base) is unreachable (\(e.kind.rawValue): \(e.message))")
             }
+        }
+    }
+
+    /// One JSON GET through the engine, outside any user (no recorder, no retries).
+    static func get(_ url: String, engine: HTTPEngine, timeoutS: Double) async -> Result<HTTPResponse, HTTPError> {
+        let request = HTTPRequest(method: "GET", url: url, headers: [HTTPHeader("Accept", "application/json")], timeout: timeoutS)
+        return await withCheckedContinuation { c in
+            engine.send(request, queue: DispatchQueue.global()) { c.resume(returning: $0) }
         }
     }
 }
@@ -45,12 +48,7 @@ enum GitRevision {
 /// size a capacity search reached. nil when the stack does not answer it.
 enum StackStats {
     static func fetch(base: String, engine: HTTPEngine) async -> (users: Int64, sessions: Int64)? {
-        let request = HTTPRequest(method: "GET", url: base + "/_stack/stats", headers: [HTTPHeader("Accept", "application/json")],
-                                  timeout: 10)
-        let result: Result<HTTPResponse, HTTPError> = await withCheckedContinuation { c in
-            engine.send(request, queue: DispatchQueue.global()) { c.resume(returning: $0) }
-        }
-        guard case let .success(r) = result, r.status == 200, let json = try? JSONValue.parse(r.body),
+        guard case let .success(r) = await Preflight.get(base + "/_stack/stats", engine: engine, timeoutS: 10), r.status == 200, let json = try? JSONValue.parse(r.body),
               let users = json["users"]?.int, let sessions = json["sessions"]?.int else { return nil }
         return (Int64(users), Int64(sessions))
     }
