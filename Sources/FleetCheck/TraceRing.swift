@@ -51,27 +51,20 @@ struct TraceRing {
 enum Redact {
     static let secretKeys: Set<String> = ["access_token", "refresh_token", "signed_transaction", "token"]
 
-    static func value(_ v: JSONValue) -> JSONValue {
-        switch v {
-        case let .object(o):
-            var out: [String: JSONValue] = [:]
-            for (k, x) in o { out[k] = secretKeys.contains(k) ? .string("<redacted>") : value(x) }
-            return .object(out)
-        case let .array(a): return .array(a.map(value))
-        default: return v
-        }
-    }
-
-    static func excerpt(_ v: JSONValue?, limit: Int = 240) -> String {
-        guard let v else { return "" }
-        return cut(value(v).serialized(), limit)
-    }
-
-    /// `excerpt` at two limits from one serialisation (the trace's digest and its excerpt).
-    static func excerpts(_ v: JSONValue?, limits a: Int, _ b: Int) -> (String, String) {
+    /// A trace line's digest (SHA-256 of the whole redacted answer, first 12 hex digits) and its
+    /// excerpt (the first `limit` characters), from one redacting serialisation into bytes.
+    static func digestAndExcerpt(_ v: JSONValue?, limit: Int) -> (digest: String, excerpt: String) {
         guard let v else { return ("", "") }
-        let s = value(v).serialized()
-        return (cut(s, a), cut(s, b))
+        let bytes = v.serializedBytes(redacting: secretKeys, as: "<redacted>")
+        let digest = String(SHA256.hex(bytes).prefix(12))
+        // A scalar is at most 4 bytes: decoding that many is usually enough to cut `limit`
+        // characters; long runs of combining marks (several scalars per character) fall back to all.
+        let headBytes = 4 * limit + 4
+        if bytes.count > headBytes {
+            let head = String(decoding: bytes[..<headBytes], as: UTF8.self)
+            if head.count > limit { return (digest, cut(head, limit)) }
+        }
+        return (digest, cut(String(decoding: bytes, as: UTF8.self), limit))
     }
 
     private static func cut(_ s: String, _ limit: Int) -> String {

@@ -60,11 +60,10 @@ public final class UserChecker: ExchangeObserver {
             s.seq += 1
             let seen = Seen(seq: s.seq, sent: e.sent, received: e.received)
             // The redacted answer is serialised once for both the digest and the excerpt.
-            let (long, short) = Redact.excerpts(e.body, limits: 1 << 20, 240)
+            let (digest, excerpt) = Redact.digestAndExcerpt(e.body, limit: 240)
             s.ring.append(TraceEntry(seq: s.seq, intendedMs: ms(e.intended), actualMs: ms(e.sent), endMs: ms(e.received),
                                      what: e.template, path: e.path, status: e.status,
-                                     digest: e.bodyBytes > 0 ? String(SHA256.hex(Array(long.utf8)).prefix(12)) : "",
-                                     excerpt: short))
+                                     digest: e.bodyBytes > 0 ? digest : "", excerpt: excerpt))
             s.log.ended(template: e.template, path: e.path, body: e.requestBody)
             let found = judge(e, seen: seen, log: &s.log)
             if !found.isEmpty { s.violated = true }

@@ -39,55 +39,92 @@ public enum JSONValue: Sendable, Equatable {
 
     /// Compact JSON with sorted keys.
     public func serialized() -> String {
-        var out = ""
-        write(to: &out)
+        String(decoding: serializedBytes(), as: UTF8.self)
+    }
+
+    public func serializedBytes() -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(128)
+        write(to: &out, redacting: nil, as: [])
         return out
     }
 
-    public func serializedBytes() -> [UInt8] { Array(serialized().utf8) }
+    /// `serializedBytes()` with the value of every object member named in `keys` (at any depth)
+    /// written as the string `replacement`: one pass, no redacted copy of the document built.
+    public func serializedBytes(redacting keys: Set<String>, as replacement: String) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(128)
+        write(to: &out, redacting: keys, as: Array(replacement.utf8))
+        return out
+    }
 
-    private func write(to out: inout String) {
+    // Bytes, not `String` appends: a String grows through its unicode-scalar view one scalar at
+    // a time, which made serialising the bench's busiest allocation-and-copy path (traces, request bodies).
+    private func write(to out: inout [UInt8], redacting keys: Set<String>?, as replacement: [UInt8]) {
         switch self {
-        case .null: out += "null"
-        case let .bool(b): out += b ? "true" : "false"
+        case .null: out.append(contentsOf: Self.nullBytes)
+        case let .bool(b): out.append(contentsOf: b ? Self.trueBytes : Self.falseBytes)
         case let .number(n):
-            if n.rounded() == n, abs(n) < 1e15 { out += String(Int64(n)) } else if n.isFinite { out += "\(n)" } else { out += "null" }
+            if n.rounded() == n, abs(n) < 1e15 { Self.writeInteger(Int64(n), to: &out) }
+            else if n.isFinite { out.append(contentsOf: "\(n)".utf8) } else { out.append(contentsOf: Self.nullBytes) }
         case let .string(s): JSONValue.writeString(s, to: &out)
         case let .array(a):
-            out += "["
-            for (i, v) in a.enumerated() { if i > 0 { out += "," }; v.write(to: &out) }
-            out += "]"
-        case let .object(o):
-            out += "{"
-            for (i, k) in o.keys.sorted().enumerated() {
-                if i > 0 { out += "," }
-                JSONValue.writeString(k, to: &out)
-                out += ":"
-                o[k]!.write(to: &out)
+            out.append(UInt8(ascii: "["))
+            for (i, v) in a.enumerated() {
+                if i > 0 { out.append(UInt8(ascii: ",")) }
+                v.write(to: &out, redacting: keys, as: replacement)
             }
-            out += "}"
+            out.append(UInt8(ascii: "]"))
+        case let .object(o):
+            out.append(UInt8(ascii: "{"))
+            for (i, k) in o.keys.sorted().enumerated() {
+                if i > 0 { out.append(UInt8(ascii: ",")) }
+                JSONValue.writeString(k, to: &out)
+                out.append(UInt8(ascii: ":"))
+                if let keys, keys.contains(k) {
+                    out.append(UInt8(ascii: "\"")); out.append(contentsOf: replacement); out.append(UInt8(ascii: "\""))
+                } else {
+                    o[k]!.write(to: &out, redacting: keys, as: replacement)
+                }
+            }
+            out.append(UInt8(ascii: "}"))
         }
     }
 
-    private static func writeString(_ s: String, to out: inout String) {
-        out += "\""
-        for u in s.unicodeScalars {
-            switch u {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                if u.value < 0x20 {
-                    let h = String(u.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - h.count) + h
-                } else {
-                    out.unicodeScalars.append(u)
-                }
+    private static let nullBytes = Array("null".utf8), trueBytes = Array("true".utf8), falseBytes = Array("false".utf8)
+
+    private static func writeInteger(_ v: Int64, to out: inout [UInt8]) {
+        if v < 0 { out.append(UInt8(ascii: "-")) }
+        var m = v.magnitude, width = 1
+        while m >= 10 { m /= 10; width += 1 }
+        // Digits are written from the right into the bytes just appended (no temporary array).
+        let end = out.count + width
+        out.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: width))
+        m = v.magnitude
+        var i = end
+        repeat { i -= 1; out[i] = UInt8(ascii: "0") + UInt8(m % 10); m /= 10 } while m > 0
+    }
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+
+    private static func writeString(_ s: String, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        // UTF-8 bytes are copied as they are: only '"', '\\' and control bytes (all ASCII, never
+        // part of a multi-byte sequence) need escaping.
+        for b in s.utf8 {
+            switch b {
+            case UInt8(ascii: "\""): out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "\""))
+            case UInt8(ascii: "\\"): out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "\\"))
+            case 0x0a: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "n"))
+            case 0x0d: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "r"))
+            case 0x09: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "t"))
+            case 0..<0x20:
+                out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
+                                        hexDigits[Int(b >> 4)], hexDigits[Int(b & 0xf)]])
+            default: out.append(b)
             }
         }
-        out += "\""
+        out.append(UInt8(ascii: "\""))
     }
 }
 

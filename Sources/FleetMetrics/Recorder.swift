@@ -133,18 +133,43 @@ public final class Recorder: Sendable {
 
     /// Everything so far, with `meta` as the header; may be called while recording (live progress).
     public func snapshot(_ meta: RunMetadata) -> RunResults {
+        read(meta, windows: nil, breakdowns: true)
+    }
+
+    /// What one result-stream line carries: the windows `after + 1 … through` (closed or still in
+    /// the shards), every metric and endpoint by name with **empty** latency totals, the endpoints'
+    /// status and error-code counts, their breakdown histograms only when `breakdowns`, and the event
+    /// tables (errors, journeys, counters) with the health samples of those windows. The windows
+    /// add up to the totals (merging is exact), so a reader rebuilds them; a line costs the new
+    /// windows, where a snapshot costs every window of the run and a merge of every shard's totals.
+    public func streamSlice(_ meta: RunMetadata, after: Int, through: Int, breakdowns: Bool) -> RunResults {
+        var r = read(meta, windows: (after + 1)..<Swift.max(after + 1, through + 1), breakdowns: breakdowns)
+        r.health = r.health.filter { $0.window > after && $0.window <= through }
+        return r
+    }
+
+    private func read(_ meta: RunMetadata, windows range: Range<Int>?, breakdowns: Bool) -> RunResults {
         var metrics: [String: MetricSum] = [:], endpoints: [String: EndpointSum] = [:]
         closed.withLock { c in
-            for (name, ws) in c.metrics { metrics[name, default: MetricSum()].windows = ws }
-            for (name, ws) in c.endpoints { endpoints[name, default: EndpointSum()].latency.windows = ws }
+            if let range {
+                for (name, ws) in c.metrics { metrics[name, default: MetricSum()].windows = Self.pick(ws, range) }
+                for (name, ws) in c.endpoints { endpoints[name, default: EndpointSum()].latency.windows = Self.pick(ws, range) }
+            } else {
+                for (name, ws) in c.metrics { metrics[name, default: MetricSum()].windows = ws }
+                for (name, ws) in c.endpoints { endpoints[name, default: EndpointSum()].latency.windows = ws }
+            }
             for shard in shards {
-                let parts = shard.state.withLock { $0.parts() }
+                let parts = shard.state.withLock { s in
+                    range.map { s.parts(windows: $0, breakdowns: breakdowns) } ?? s.parts()
+                }
                 for (name, p) in parts.metrics { metrics[name, default: MetricSum()].add(p) }
                 for (name, p) in parts.endpoints { endpoints[name, default: EndpointSum()].add(p) }
             }
         }
         var r = RunResults(meta: meta, windowNanos: windowNanos)
-        r.metrics = metrics.filter { $0.value.corrected.count > 0 }.map { $0.value.result(name: $0.key) }.sorted { $0.name < $1.name }
+        // A slice lists every metric by name (its totals are rebuilt from all lines' windows).
+        r.metrics = metrics.filter { range != nil || $0.value.corrected.count > 0 }.map { $0.value.result(name: $0.key) }
+            .sorted { $0.name < $1.name }
         r.endpoints = endpoints.map { $0.value.result(name: $0.key) }.sorted { $0.name < $1.name }
         events.withLock { e in
             r.errors = e.errorRows()
@@ -153,6 +178,17 @@ public final class Recorder: Sendable {
             r.health = e.health.values.sorted { $0.window < $1.window }
         }
         return r
+    }
+
+    /// The windows of `table` in `range`, looked up by index (a slice is usually one window).
+    private static func pick(_ table: [Int: MetricWindow], _ range: Range<Int>) -> [Int: MetricWindow] {
+        var out: [Int: MetricWindow] = [:]
+        if range.count <= table.count {
+            for i in range { if let w = table[i] { out[i] = w } }
+        } else {
+            for (i, w) in table where range.contains(i) { out[i] = w }
+        }
+        return out
     }
 
     /// Cheap running totals for a progress line.

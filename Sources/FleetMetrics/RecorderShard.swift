@@ -57,6 +57,12 @@ struct ShardState {
     func parts() -> ShardParts {
         ShardParts(metrics: metrics.mapValues { $0.part() }, endpoints: endpoints.mapValues { $0.part() })
     }
+
+    /// The windows in `range` (and the endpoints' counts), for a result-stream line.
+    func parts(windows range: Range<Int>, breakdowns: Bool) -> ShardParts {
+        ShardParts(metrics: metrics.mapValues { $0.part(windows: range) },
+                   endpoints: endpoints.mapValues { $0.part(windows: range, breakdowns: breakdowns) })
+    }
 }
 
 /// A shard's contents as Sendable values.

@@ -68,6 +68,12 @@ final class MetricSlot {
         MetricPart(corrected: corrected, uncorrected: uncorrected, errors: errors,
                    windows: windows.values.map { $0.closed() })
     }
+
+    /// Only the windows in `range`, without the totals: what a result-stream line needs.
+    func part(windows range: Range<Int>) -> MetricPart {
+        MetricPart(corrected: Histogram(), uncorrected: Histogram(), errors: 0,
+                   windows: windows.values.filter { range.contains($0.index) }.map { $0.closed() })
+    }
 }
 
 /// One `METHOD /template` in one shard: latency plus status, error code and breakdown counts.
@@ -86,6 +92,14 @@ final class EndpointSlot {
     func part() -> EndpointPart {
         EndpointPart(latency: latency.part(), statuses: statuses, errorCodes: errorCodes,
                      dns: dns, connect: connect, tls: tls, firstByte: firstByte, total: total)
+    }
+
+    /// The windows in `range`, the counts, and the breakdown histograms only when asked for.
+    func part(windows range: Range<Int>, breakdowns: Bool) -> EndpointPart {
+        let none = Histogram()
+        return EndpointPart(latency: latency.part(windows: range), statuses: statuses, errorCodes: errorCodes,
+                            dns: breakdowns ? dns : none, connect: breakdowns ? connect : none, tls: breakdowns ? tls : none,
+                            firstByte: breakdowns ? firstByte : none, total: breakdowns ? total : none)
     }
 }
 

@@ -78,5 +78,10 @@ final class ReadInvariantTests: XCTestCase {
         XCTAssertLessThan(r.upperBound - r.lowerBound, 400, "\(r)")
         XCTAssertEqual(HTTPDate.parseMillis("Sun, 06 Nov 1994 08:49:37 GMT"), 784_111_777_000)
         XCTAssertNil(HTTPDate.parseMillis("Sunday, 06-Nov-94 08:49:37 GMT"))
+        XCTAssertEqual(HTTPDate.parseMillis("Wed, 2 Dec 2026 00:31:33 GMT"), 1_796_171_493_000)
+        for bad in ["Wed, 02 Dec 2026 00:31:33 GMTX", "Wed, 02 Dek 2026 00:31:33 GMT", "Wed, 32 Dec 2026 00:31:33 GMT",
+                    "Wed, 02 Dec 2026 24:00:00 GMT", "Wed, 02 Dec 2026 00:31 GMT", "", "Wed,"] {
+            XCTAssertNil(HTTPDate.parseMillis(bad), bad)
+        }
     }
 }

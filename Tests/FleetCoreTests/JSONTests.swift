@@ -19,6 +19,19 @@ final class JSONTests: XCTestCase {
         XCTAssertEqual(try JSONValue.parse(v.serialized()), v)
     }
 
+    func testSerialisationEscapesControlAndQuoteBytesAndKeepsUTF8() throws {
+        let v: JSONValue = ["k": "a\"b\\c\u{01}\u{1f}\t\r é😀", "n": -1234567, "z": 0, "f": -0.5]
+        XCTAssertEqual(v.serialized(), #"{"f":-0.5,"k":"a\"b\\c\u0001\u001f\t\r é😀","n":-1234567,"z":0}"#)
+        XCTAssertEqual(try JSONValue.parse(v.serialized()), v)
+        XCTAssertEqual(v.serializedBytes(), Array(v.serialized().utf8))
+    }
+
+    func testRedactingSerialisationReplacesNamedMembersAtAnyDepth() {
+        let v: JSONValue = ["access_token": "secret1", "user": ["token": ["nested": 1], "name": "x"], "list": [["token": "t"]]]
+        let out = String(decoding: v.serializedBytes(redacting: ["access_token", "token"], as: "<r>"), as: UTF8.self)
+        XCTAssertEqual(out, #"{"access_token":"<r>","list":[{"token":"<r>"}],"user":{"name":"x","token":"<r>"}}"#)
+    }
+
     func testRejectsMalformedInputWithOffset() {
         for bad in ["{", "[1,]", "{\"a\" 1}", "01x", "\"abc", "tru", "{\"a\":1} x", "[\"\u{01}\"]"] {
             XCTAssertThrowsError(try JSONValue.parse(bad), bad)

@@ -39,5 +39,47 @@ final class ResultStreamTests: XCTestCase {
         XCTAssertEqual(r.health.map(\.window), [0, 1, 2, 3, 4])
     }
 
+    /// Lines cut from a recorder (windows only, breakdowns now and then) recover to the totals
+    /// the recorder's own snapshot gives: its shards' whole-run histograms, a different path.
+    func testStreamSlicesRecoverTheRecordersTotals() throws {
+        let dir = try E2E.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let stream = try ResultStream(directory: dir.path)
+        let second: UInt64 = 1_000_000_000, start: UInt64 = 10 * second
+        let recorder = Recorder(startNanos: start, windowNanos: second)
+        let meta = RunMetadata(runId: "r", profile: "p", seed: 1, target: "t", startedAt: "s")
+        for w in 0..<6 {
+            for i in 0..<(20 * (w + 1)) {
+                let t = start + UInt64(w) * second + UInt64(i) * 1_000_000
+                recorder.recordLatency(.settlement, intended: t, actual: t + 1000, end: t + UInt64(1000 + 37_000 * i), failed: i % 7 == 0)
+                recorder.recordRequest("GET /home", intended: t, actual: t, end: t + UInt64(500_000 + 9_000 * i), status: i % 5 == 0 ? 503 : 200,
+                                       errorCode: nil, message: nil,
+                                       breakdown: RequestBreakdown(dnsMicros: 0, connectMicros: Int64(w), firstByteMicros: 400, totalMicros: 500))
+            }
+            // Window w closed: stream through it, as the run's monitor does one window late.
+            let due = stream.breakdownsDue
+            XCTAssertTrue(stream.append(recorder.streamSlice(meta, after: stream.streamedThrough, through: w, breakdowns: due),
+                                        through: w, fromWindows: true, breakdowns: due))
+        }
+        let lines = try String(contentsOfFile: stream.path, encoding: .utf8).split(separator: "\n")
+        XCTAssertEqual(lines.count, 6)
+        XCTAssertFalse(lines[3].contains("\"index\":0"), "a window already streamed is not written again")
+        let whole = recorder.snapshot(meta)
+        let r = try ResultStream.recover(directory: dir.path)
+        let settled = try XCTUnwrap(r.metric(.settlement)), expected = try XCTUnwrap(whole.metric(.settlement))
+        XCTAssertEqual(settled.corrected.count, 420)
+        XCTAssertEqual(settled.corrected, expected.corrected)
+        XCTAssertEqual(settled.uncorrected, expected.uncorrected)
+        XCTAssertEqual(settled.errors, expected.errors)
+        XCTAssertEqual(settled.windows.map(\.index), [0, 1, 2, 3, 4, 5])
+        let home = try XCTUnwrap(r.endpoints.first { $0.name == "GET /home" })
+        let wholeHome = try XCTUnwrap(whole.endpoints.first { $0.name == "GET /home" })
+        XCTAssertEqual(home.latency.corrected, wholeHome.latency.corrected)
+        XCTAssertEqual(home.statuses, wholeHome.statuses)
+        // Breakdowns come from the first line (the only one due in six): its windows' requests only.
+        XCTAssertEqual(home.connect.count, 20)
+        XCTAssertEqual(wholeHome.connect.count, 420)
+    }
+
     typealias E2E = EndToEndTests
 }

@@ -97,7 +97,11 @@ struct RunWiring: Sendable {
             m.notes.append("recovered: streamed at \(at) s; the run stopped before writing its report, and "
                            + "what came after is lost (totals may hold a sliver of the last, open window)")
             // The window `now` falls in is still open: stream through the one before it.
-            stream.append(Verdict.apply(profile: profile, to: recorder.snapshot(m)), through: Int((now &- start) / windowNanos) - 1)
+            let through = Int((now &- start) / windowNanos) - 1
+            let breakdowns = stream.breakdownsDue
+            let slice = recorder.streamSlice(m, after: stream.streamedThrough, through: through, breakdowns: breakdowns)
+            // The line's verdicts are taken on a slice; recovery evaluates them again on the rebuilt totals.
+            stream.append(Verdict.apply(profile: profile, to: slice), through: through, fromWindows: true, breakdowns: breakdowns)
         }
     }
 }
