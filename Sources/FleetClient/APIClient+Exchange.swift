@@ -26,6 +26,7 @@ extension APIClient {
     /// One HTTP exchange; cancelling the task cancels the transfer (an app kill). Failures carry
     /// when the transfer started and ended in `ExchangeFailure`. The task's observer, if any,
     /// hears of it before it goes out and once it ended.
+    @inline(never)  // see APIClient.attempts: an inlined async callee's frame adds to its caller's
     func exchange(_ request: HTTPRequest, template name: String, intended: UInt64, sent: Sent) async -> Result<Exchanged, ExchangeFailure> {
         let observer = RequestScope.observer
         let actual = MonotonicClock.now()
@@ -39,6 +40,15 @@ extension APIClient {
         } onCancel: {
             holder.cancel()
         }
+        return Self.ended(result, template: name, sent: sent, intended: intended, actual: actual, observer: observer)
+    }
+
+    /// The synchronous half of `exchange`, after the answer: trace, observer, result. Kept out of
+    /// the async function so that its temporaries live on the thread's stack, not in the task's
+    /// frame (see `attempts`).
+    @inline(never)
+    static func ended(_ result: Result<HTTPResponse, HTTPError>, template name: String, sent: Sent, intended: UInt64,
+                      actual: UInt64, observer: (any ExchangeObserver)?) -> Result<Exchanged, ExchangeFailure> {
         let end = MonotonicClock.now()
         if let trace = RequestScope.trace {
             trace.append(name, status: { if case let .success(r) = result { return r.status } else { return nil } }())
@@ -49,8 +59,8 @@ extension APIClient {
             if case let .success(r) = result, !r.body.isEmpty {
                 parsed = Result { () throws(JSONParseError) in try JSONValue.parse(r.body) }
             }
-            observer.exchanged(Self.exchangeSeen(name, sent: sent, result: result, parsed: parsed, intended: intended,
-                                                 actual: actual, end: end))
+            observer.exchanged(exchangeSeen(name, sent: sent, result: result, parsed: parsed, intended: intended,
+                                            actual: actual, end: end))
         }
         switch result {
         case let .success(r): return .success(Exchanged(response: r, actual: actual, end: end, parsed: parsed))
@@ -76,6 +86,7 @@ extension APIClient {
 
     /// The same request `copies + 1` times at once (a double tap); the app goes on with the first
     /// copy's answer, and every copy is observed. The caller records the others.
+    @inline(never)  // see APIClient.attempts: an inlined async callee's frame adds to its caller's
     func tapped(_ request: HTTPRequest, template: String, intended: UInt64, sent: Sent,
                 copies: Int) async -> [Result<Exchanged, ExchangeFailure>] {
         recorder.count(.doubleTaps)

@@ -32,69 +32,126 @@ extension APIClient {
     /// - transport failures and malformed answers → repeat only when `safe`; a refused connection
     ///   sent nothing, so it is repeated for any call;
     /// each repeat after capped, jittered exponential backoff, none past the user's patience.
+    ///
+    /// The loop only awaits; judging, recording and choosing what comes next is `decide`, a
+    /// synchronous function that is not inlined. An async function's frame lives on its task's
+    /// allocator, which keeps the slabs of the deepest frames a task reached until the task ends,
+    /// and a loop around awaits makes nearly every temporary of its body a slot of the frame: with
+    /// the decision inline, this frame was 7 KB, held by every thinking user (heaptrack,
+    /// bench/RESULTS.md). The awaited calls are not inlined for the same reason.
+    @inline(never)
     func attempts<T>(_ route: Route, safe: Bool, retries enabled: Bool = true, credentials: Credentials?,
                      intended: UInt64, random: inout SeededRandom, sent: Sent, request build: (Credentials?) -> HTTPRequest,
                      judge: (Exchanged) -> Result<T, APIError>) async -> Result<T, APIError> {
-        let template = route.rawValue
-        let patienceEnd = intended &+ UInt64(max(0, settings.patienceS) * 1e9)
-        var intendedStart = intended
+        var state = AttemptState(intended: intended, patienceEnd: intended &+ UInt64(max(0, settings.patienceS) * 1e9))
+        // A double tap (bug hunt): the first send of a tapped call goes out several times at once.
+        if let taps = RequestScope.taps, taps.routes.contains(route), random.chance(taps.rate) { state.tapCopies = taps.copies - 1 }
+        while true {
+            let copies = state.tapCopies
+            state.tapCopies = 0
+            let outcome = await send(build(credentials), route: route, intended: state.intendedStart, sent: sent, copies: copies,
+                                     judge: judge)
+            switch decide(route, outcome, safe: safe, enabled: enabled, credentials: credentials, state: &state,
+                          random: &random, judge: judge) {
+            case let .done(verdict):
+                return verdict
+            case let .refresh(c):
+                if let failed = await refreshFailure(c, random: &random) { return .failure(failed) }
+                state.intendedStart = MonotonicClock.now()
+            case let .wait(next):
+                state.intendedStart = next
+                guard await Pause.until(next) else { return .failure(Self.aborted(route.rawValue)) }
+            }
+        }
+    }
+
+    /// One send of the call: once, or `copies + 1` times at once for a double tap (the copies
+    /// beyond the first judged and recorded here).
+    @inline(never)
+    private func send<T>(_ request: HTTPRequest, route: Route, intended: UInt64, sent: Sent, copies: Int,
+                         judge: (Exchanged) -> Result<T, APIError>) async -> Result<Exchanged, ExchangeFailure> {
+        guard copies > 0 else { return await exchange(request, template: route.rawValue, intended: intended, sent: sent) }
+        let all = await tapped(request, template: route.rawValue, intended: intended, sent: sent, copies: copies)
+        return recordCopies(all, template: route.rawValue, intended: intended, judge: judge)
+    }
+
+    /// The refresh after a 401; its error when it failed.
+    @inline(never)
+    private func refreshFailure(_ c: Credentials, random: inout SeededRandom) async -> APIError? {
+        if case .failure(let e) = await refresh(c, intended: MonotonicClock.now(), random: &random) { return e }
+        return nil
+    }
+
+    /// What the retry loop carries from one send to the next.
+    struct AttemptState {
+        var intendedStart: UInt64
+        let patienceEnd: UInt64
         var refreshed = false
         var retries = 0
         var rateLimitWaits = 0
-        // A double tap (bug hunt): the first send of a tapped call goes out several times at once.
         var tapCopies = 0
-        if let taps = RequestScope.taps, taps.routes.contains(route), random.chance(taps.rate) { tapCopies = taps.copies - 1 }
-        while true {
-            let outcome: Result<Exchanged, ExchangeFailure>
-            if tapCopies > 0 {
-                let all = await tapped(build(credentials), template: template, intended: intendedStart, sent: sent, copies: tapCopies)
-                for other in all.dropFirst() {
-                    let v: Result<T, APIError>
-                    switch other {
-                    case let .success(r): v = judge(r)
-                    case let .failure(f): v = .failure(APIError.from(transport: f.error))
-                    }
-                    record(template, intended: intendedStart, outcome: other, verdict: v)
-                }
-                outcome = all[0]
-                tapCopies = 0
-            } else {
-                outcome = await exchange(build(credentials), template: template, intended: intendedStart, sent: sent)
-            }
-            let verdict: Result<T, APIError>
-            switch outcome {
-            case let .success(r): verdict = judge(r)
-            case let .failure(f): verdict = .failure(APIError.from(transport: f.error))
-            }
-            record(template, intended: intendedStart, outcome: outcome, verdict: verdict)
-            guard case let .failure(e) = verdict else { return verdict }
-            if e.isAborted || Task.isCancelled || !enabled { return verdict }
 
-            if e.status == 401, !refreshed, let c = credentials, c.refreshToken != nil, route != .authRefresh {
-                refreshed = true
-                if case .failure(let re) = await refresh(c, intended: MonotonicClock.now(), random: &random) {
-                    return .failure(re)
-                }
-                intendedStart = MonotonicClock.now()
-                continue
-            }
-            let next: UInt64
-            if e.status == 429 {
-                guard rateLimitWaits < settings.maxRateLimitWaits else { return verdict }
-                rateLimitWaits += 1
-                next = MonotonicClock.now() &+ UInt64(min(e.retryAfter ?? 1, 3600) * 1e9)
-            } else if Self.shouldRepeat(e, safe: safe), retries < settings.maxRetries {
-                retries += 1
-                next = backoff(retries, retryAfter: e.retryAfter, random: &random)
-            } else {
-                return verdict
-            }
-            // Patience: the user gives up rather than wait past it (the error stands).
-            guard next <= patienceEnd else { recorder.count(.retriesOutOfPatience); return verdict }
-            recorder.count(e.status == 429 ? .rateLimitWaits : .retries)
-            intendedStart = next
-            guard await Pause.until(next) else { return .failure(Self.aborted(template)) }
+        init(intended: UInt64, patienceEnd: UInt64) {
+            intendedStart = intended
+            self.patienceEnd = patienceEnd
         }
+    }
+
+    /// After one send: the answer, a refresh first, or a wait before sending again.
+    enum NextAttempt<T> {
+        case done(Result<T, APIError>)
+        case refresh(Credentials)
+        case wait(until: UInt64)
+    }
+
+    /// The copies of a double tap beyond the first: judged and recorded; the first is returned.
+    @inline(never)
+    private func recordCopies<T>(_ all: [Result<Exchanged, ExchangeFailure>], template: String, intended: UInt64,
+                                 judge: (Exchanged) -> Result<T, APIError>) -> Result<Exchanged, ExchangeFailure> {
+        for other in all.dropFirst() {
+            let v: Result<T, APIError>
+            switch other {
+            case let .success(r): v = judge(r)
+            case let .failure(f): v = .failure(APIError.from(transport: f.error))
+            }
+            record(template, intended: intended, outcome: other, verdict: v)
+        }
+        return all[0]
+    }
+
+    /// Judges and records one send, and applies the rules above to what it answered.
+    @inline(never)
+    private func decide<T>(_ route: Route, _ outcome: Result<Exchanged, ExchangeFailure>, safe: Bool, enabled: Bool,
+                           credentials: Credentials?, state: inout AttemptState, random: inout SeededRandom,
+                           judge: (Exchanged) -> Result<T, APIError>) -> NextAttempt<T> {
+        let verdict: Result<T, APIError>
+        switch outcome {
+        case let .success(r): verdict = judge(r)
+        case let .failure(f): verdict = .failure(APIError.from(transport: f.error))
+        }
+        record(route.rawValue, intended: state.intendedStart, outcome: outcome, verdict: verdict)
+        guard case let .failure(e) = verdict else { return .done(verdict) }
+        if e.isAborted || Task.isCancelled || !enabled { return .done(verdict) }
+
+        if e.status == 401, !state.refreshed, let c = credentials, c.refreshToken != nil, route != .authRefresh {
+            state.refreshed = true
+            return .refresh(c)
+        }
+        let next: UInt64
+        if e.status == 429 {
+            guard state.rateLimitWaits < settings.maxRateLimitWaits else { return .done(verdict) }
+            state.rateLimitWaits += 1
+            next = MonotonicClock.now() &+ UInt64(min(e.retryAfter ?? 1, 3600) * 1e9)
+        } else if Self.shouldRepeat(e, safe: safe), state.retries < settings.maxRetries {
+            state.retries += 1
+            next = backoff(state.retries, retryAfter: e.retryAfter, random: &random)
+        } else {
+            return .done(verdict)
+        }
+        // Patience: the user gives up rather than wait past it (the error stands).
+        guard next <= state.patienceEnd else { recorder.count(.retriesOutOfPatience); return .done(verdict) }
+        recorder.count(e.status == 429 ? .rateLimitWaits : .retries)
+        return .wait(until: next)
     }
 
     /// Whether an error (other than 401/429) may be answered by sending the call again.

@@ -47,6 +47,7 @@ public final class APIClient: Sendable {
     }
 
     /// `POST /auth/refresh`; on success the credentials hold the new tokens.
+    @inline(never)  // see APIClient.attempts: an inlined async callee's frame adds to its caller's
     public func refresh(_ c: Credentials, intended: UInt64, random: inout SeededRandom) async -> APIResult {
         guard let token = c.refreshToken else {
             return .failure(APIError(status: 401, code: "unauthorized", message: "no refresh token", retryable: false))

@@ -71,8 +71,81 @@ public final class Fleet: Sendable {
     /// twin device when drawn), back-to-back sessions, probes. `shadows` more devices of the same
     /// install walk the very same decisions at once (`fleet replay --amplify`). Returns the
     /// user's index.
+    ///
+    /// Everything decided before the first await is `plan`'s (synchronous, not inlined): this
+    /// async frame then holds one reference instead of every local of the decision, and a task
+    /// keeps its deepest frames for its whole life, thinks included (see `APIClient.attempts`).
     @discardableResult
     public func walkUser(scenario s: Int, local: Int, intended: UInt64, shadows: Int = 0, installSuffix: String? = nil) async -> Int {
+        guard let plan = plan(scenario: s, local: local, intended: intended, installSuffix: installSuffix) else {
+            world.recorder.count(.populationVisitsSkippedBusy)
+            return Int(Self.stream(scenario: s, local: local))
+        }
+        let user = plan.user
+        defer { if let l = plan.lease { returning.giveBack(l.user, user.device) } }
+        world.recorder.recordLatency(.userStart, intended: intended, actual: MonotonicClock.now(), end: MonotonicClock.now())
+        await RequestScope.$observer.withValue(plan.checker) {
+            await RequestScope.$taps.withValue(plan.amplifiers.tapPolicy) {
+                // The cohort's starting state, reached through the API and recorded apart (`warmup:`);
+                // a user whose warm-up failed does not walk its journey from a wrong state.
+                // A returning visit is already in its cohort's state: no warm-up again.
+                if plan.lease?.returning != true {
+                    guard await Population.prepare(user) else { return }
+                }
+                let walkers = plan.others(shadows: shadows)
+                let journey = plan.journey, midnight = plan.midnight
+                // Alone (nearly every user), the visit runs in this task: a group would hold a
+                // second task (and its frames) per user for the whole visit, thinks included.
+                guard !walkers.isEmpty else { return await visit(user, journey: journey, midnight: midnight) }
+                await withTaskGroup(of: Void.self) { group in
+                    for o in walkers { group.addTask { _ = await o.run(journey) } }
+                    group.addTask { await self.visit(user, journey: journey, midnight: midnight) }
+                }
+            }
+        }
+        plan.checker?.walkEnded()
+        return Int(plan.stream)
+    }
+
+    /// What `walkUser` decides before it walks, kept by reference. Confined to the user's task.
+    final class WalkPlan {
+        let stream: UInt64
+        let user: VirtualUser
+        let journey: any Journey
+        let checker: UserChecker?
+        let amplifiers: Amplifiers
+        let lease: PopulationVisitLease?
+        let midnight: UInt64?
+        let twin: Bool
+        let identity: Credentials
+        let makeUser: (Credentials, UInt64) -> VirtualUser
+
+        init(stream: UInt64, user: VirtualUser, journey: any Journey, checker: UserChecker?, amplifiers: Amplifiers,
+             lease: PopulationVisitLease?, midnight: UInt64?, twin: Bool, identity: Credentials,
+             makeUser: @escaping (Credentials, UInt64) -> VirtualUser) {
+            self.stream = stream; self.user = user; self.journey = journey; self.checker = checker
+            self.amplifiers = amplifiers; self.lease = lease; self.midnight = midnight; self.twin = twin
+            self.identity = identity; self.makeUser = makeUser
+        }
+
+        /// The other devices of the install, made after the warm-up: shadows replay the user's own
+        /// decisions (same seed, same next instant); a twin has decisions of its own.
+        func others(shadows: Int) -> [VirtualUser] {
+            var out = (0..<shadows).map { _ -> VirtualUser in
+                let o = makeUser(identity.sameInstall(), 0)
+                o.random = user.random
+                o.nextIntended = user.nextIntended
+                return o
+            }
+            if twin { out.append(makeUser(identity.sameInstall(), 0x7_7417)) }
+            return out
+        }
+    }
+
+    /// The user, its journey, cohort, identity, checker and amplifier draws; nil when a population
+    /// user's device is still busy with an earlier visit.
+    @inline(never)
+    private func plan(scenario s: Int, local: Int, intended: UInt64, installSuffix: String?) -> WalkPlan? {
         let scenario = profile.scenarios[s]
         let stream = Self.stream(scenario: s, local: local)
         let d = Self.decisions(profile: profile, scenario: s, local: local)
@@ -83,12 +156,11 @@ public final class Fleet: Sendable {
         // A population's visit: the user's own traits, and its device again when it comes back.
         let lease = populationLease(scenario: scenario, local: local, random: &pick)
         if let lease {
-            guard let l = lease.value else { world.recorder.count(.populationVisitsSkippedBusy); return Int(stream) }
+            guard let l = lease.value else { return nil }
             (journeyName, cohort, identity) = (l.journey, l.cohort, l.device.credentials)
         } else if let v = visitorDraw(scenario: scenario, local: local, random: &pick) {
             (journeyName, cohort, identity) = v
         }
-        let journey = journeyName.journey
         // A replay against a stack that already met this install makes it a new user again (same decisions).
         // (A returning visit's device already carries it from the user's first visit.)
         if let installSuffix, !identity.installId.hasSuffix(installSuffix) { identity.installId += installSuffix }
@@ -104,44 +176,21 @@ public final class Fleet: Sendable {
         // A returning user is one account to the checker too: its visits share one user's state.
         let checkedAs = lease?.value.map { Int(Self.stream(scenario: s, local: PopulationUser.encode(user: $0.user, visit: 0))) } ?? Int(stream)
         let checker = world.checker?.user(checkedAs, scenario: scenario.name, journey: journeyName.rawValue, credentials: identity)
-        func makeUser(_ credentials: Credentials, stream offset: UInt64, device: Device? = nil) -> VirtualUser {
-            let u = VirtualUser(index: Int(stream), seed: profile.seed ^ offset, world: world, device: device ?? Device(credentials: credentials),
+        let seed = profile.seed, world = self.world
+        let makeUser = { (credentials: Credentials, offset: UInt64, device: Device?) -> VirtualUser in
+            let u = VirtualUser(index: Int(stream), seed: seed ^ offset, world: world, device: device ?? Device(credentials: credentials),
                                 cohort: cohort, start: intended)
             u.checker = checker
             u.amplifiers = amp
             return u
         }
-        let user = makeUser(identity, stream: 0, device: lease?.value?.device)
-        defer { if let l = lease?.value { returning.giveBack(l.user, user.device) } }
-        world.recorder.recordLatency(.userStart, intended: intended, actual: MonotonicClock.now(), end: MonotonicClock.now())
-        await RequestScope.$observer.withValue(checker) {
-            await RequestScope.$taps.withValue(amp.tapPolicy) {
-                // The cohort's starting state, reached through the API and recorded apart (`warmup:`);
-                // a user whose warm-up failed does not walk its journey from a wrong state.
-                // A returning visit is already in its cohort's state: no warm-up again.
-                if lease?.value?.returning != true {
-                    guard await Population.prepare(user) else { return }
-                }
-                // Shadows replay the user's own decisions (same seed); a twin has decisions of its own.
-                var others = (0..<shadows).map { _ -> VirtualUser in
-                    let o = makeUser(identity.sameInstall(), stream: 0)
-                    o.random = user.random
-                    o.nextIntended = user.nextIntended
-                    return o
-                }
-                if twin { others.append(makeUser(identity.sameInstall(), stream: 0x7_7417)) }
-                let walkers = others, midnightAt = midnight
-                await withTaskGroup(of: Void.self) { group in
-                    for o in walkers { group.addTask { _ = await o.run(journey) } }
-                    group.addTask { await self.visit(user, journey: journey, midnight: midnightAt) }
-                }
-            }
-        }
-        checker?.walkEnded()
-        return Int(stream)
+        return WalkPlan(stream: stream, user: makeUser(identity, 0, lease?.value?.device), journey: journeyName.journey,
+                        checker: checker, amplifiers: amp, lease: lease?.value, midnight: midnight, twin: twin,
+                        identity: identity, makeUser: { makeUser($0, $1, nil) })
     }
 
     /// The journey, then back-to-back sessions (for a midnight user: until it settled past its midnight), then probes.
+    @inline(never)  // see APIClient.attempts: an inlined async callee's frame adds to its caller's
     private func visit(_ user: VirtualUser, journey: any Journey, midnight: UInt64?) async {
         var outcome = await user.run(journey)
         let amp = user.amplifiers
