@@ -6,6 +6,7 @@ import FleetCore
 /// checker's business (`FleetCheck`), never theirs.
 extension VirtualUser {
     /// Late duplicate: an earlier settled session's complete again, after later settlements.
+    @inline(never)  // async steps are not inlined: see VirtualUser (frames)
     func lateDuplicate(after session: String) async {
         guard amplifiers.lateDuplicate > 0, random.chance(amplifiers.lateDuplicate), let checker else { return }
         let earlier = checker.settledSessions.filter { $0 != session }
@@ -18,6 +19,7 @@ extension VirtualUser {
 
     /// Kill during complete: the complete goes out, the app dies 0–60 ms later, relaunches and
     /// the normal settlement that follows replays it.
+    @inline(never)
     func killDuringComplete(session: String) async throws(JourneyStop) {
         guard amplifiers.killDuringComplete > 0, random.chance(amplifiers.killDuringComplete) else { return }
         reach("kill_during_complete")
@@ -34,6 +36,7 @@ extension VirtualUser {
     }
 
     /// Duplicate purchases: the signed transaction just bought, submitted again at once under fresh keys.
+    @inline(never)
     func duplicatePurchase(signed: String) async {
         guard amplifiers.duplicatePurchase > 0, random.chance(amplifiers.duplicatePurchase) else { return }
         reach("duplicate_purchase")
@@ -51,6 +54,7 @@ extension VirtualUser {
     }
 
     /// Reads right after a deletion: every session and attempt this user knew, its growth and stats.
+    @inline(never)
     func readAfterDelete() async {
         guard amplifiers.readAfterDelete > 0, random.chance(amplifiers.readAfterDelete), let checker else { return }
         reach("read_after_delete")
@@ -67,6 +71,7 @@ extension VirtualUser {
     }
 
     /// Cross-user probe: other users' ids, read and poked with this user's token (must be 403/404).
+    @inline(never)
     public func crossUserProbe() async {
         guard amplifiers.crossUserProbe > 0, random.chance(amplifiers.crossUserProbe), let checker else { return }
         let ids = checker.othersIDs(count: 4)

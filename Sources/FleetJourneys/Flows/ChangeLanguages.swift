@@ -20,6 +20,7 @@ public struct ChangeLanguages: Journey {
 
     public init() {}
 
+    @inline(never)  // async steps are not inlined: see VirtualUser (frames)
     public func walk(_ user: VirtualUser) async throws(JourneyStop) {
         let deviceLocale = user.credentials.locale
         try await user.launch()

@@ -15,6 +15,7 @@ public struct DailyQuest: Journey {
 
     public init() {}
 
+    @inline(never)  // async steps are not inlined: see VirtualUser (frames)
     public func walk(_ user: VirtualUser) async throws(JourneyStop) {
         let killRate = user.world.behaviour.killRate
         if killRate > 0, user.random.chance(killRate) {
@@ -25,6 +26,7 @@ public struct DailyQuest: Journey {
     }
 
     /// The quest itself, from launch to home after settlement.
+    @inline(never)
     static func quest(_ user: VirtualUser) async throws(JourneyStop) {
         try await user.launch()
         let home = try await user.openHome()
@@ -45,6 +47,7 @@ extension VirtualUser {
     /// client's retries is retried by the user ("Retry", same key) up to twice; a 409 (a round
     /// not assessed) throws `stage_precondition` for the caller to route by stage.
     @discardableResult
+    @inline(never)
     public func settle(session: SessionInfo, since assessedSeen: UInt64, replay: Bool = false) async throws(JourneyStop) -> SettlementInfo {
         if !replay { try await killDuringComplete(session: session.id) }
         reach(replay ? "complete_replay" : "complete")

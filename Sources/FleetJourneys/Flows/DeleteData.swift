@@ -18,6 +18,7 @@ public struct DeleteData: Journey {
 
     public init() {}
 
+    @inline(never)  // async steps are not inlined: see VirtualUser (frames)
     public func walk(_ user: VirtualUser) async throws(JourneyStop) {
         try await user.launch()
         user.reach("settings")
@@ -32,12 +33,14 @@ public struct DeleteData: Journey {
         }
     }
 
+    @inline(never)
     private func confirm(_ user: VirtualUser, _ screen: String) async throws(JourneyStop) {
         user.reach(screen)
         try await user.think("confirm")
         if user.decide("cancel", default: 0.05) { throw .abandoned(step: screen, reason: "cancelled") }
     }
 
+    @inline(never)
     private func deleteTrainingData(_ user: VirtualUser) async throws(JourneyStop) {
         try await confirm(user, "delete_data_confirm")
         _ = try user.expect(await user.client.deleteTrainingData(user.credentials, intended: user.nextIntended, random: &user.random))
@@ -58,6 +61,7 @@ public struct DeleteData: Journey {
         }
     }
 
+    @inline(never)
     private func deleteAccount(_ user: VirtualUser) async throws(JourneyStop) {
         try await confirm(user, "delete_account_confirm")
         let oldUser = user.credentials.userId
@@ -73,6 +77,7 @@ public struct DeleteData: Journey {
         user.reach("onboarding_welcome")
     }
 
+    @inline(never)
     private func deleteOneSession(_ user: VirtualUser) async throws(JourneyStop) {
         user.reach("growth")
         let before = try user.expect(await user.client.growth(user.credentials, intended: user.nextIntended, random: &user.random))

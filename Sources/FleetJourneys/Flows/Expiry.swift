@@ -14,6 +14,7 @@ public struct Expiry: Journey {
 
     public init() {}
 
+    @inline(never)  // async steps are not inlined: see VirtualUser (frames)
     public func walk(_ user: VirtualUser) async throws(JourneyStop) {
         try await user.launch()
         user.reach("subscribe")
@@ -83,6 +84,7 @@ public struct Expiry: Journey {
 
 extension VirtualUser {
     /// A paid subscription of `durationMs` only, signed by the bench, so that it lapses in the run.
+    @inline(never)
     func buyShort(_ paywall: PaywallInfo, durationMs: Int64) async throws(JourneyStop) -> EntitlementInfo {
         reach("purchase_short")
         guard let product = paywall.products.first(where: { $0.trialDays == 0 }) ?? paywall.products.first else {

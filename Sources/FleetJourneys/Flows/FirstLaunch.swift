@@ -16,6 +16,7 @@ public struct FirstLaunch: Journey {
 
     public init() {}
 
+    @inline(never)  // async steps are not inlined: see VirtualUser (frames)
     public func walk(_ user: VirtualUser) async throws(JourneyStop) {
         user.reach("install")
         if user.credentials.installId.isEmpty { user.credentials.installId = "inst-" + user.newKey() }
@@ -51,6 +52,7 @@ extension VirtualUser {
     /// Flow 1 steps 3–12: the onboarding answers and `POST /onboarding`, the diagnostic's intro
     /// and article, `reading-complete`; returns the diagnostic at its record step, where a new
     /// user first meets the microphone.
+    @inline(never)
     func onboardToDiagnosticRecord() async throws(JourneyStop) -> SessionInfo {
         let onboarding = try await onboard()
         reach("diag_intro")
@@ -66,6 +68,7 @@ extension VirtualUser {
 
     /// `GET /plan` while the plan job runs: `404 plan_not_ready` → spinner, polled 3× at the
     /// config's initial poll interval, then the Retry button (up to 3 taps) before giving up.
+    @inline(never)
     public func waitForPlan() async throws(JourneyStop) {
         reach("plan")
         for tap in 0..<3 {

@@ -17,6 +17,7 @@ public struct FreePractice: Journey {
 
     public init() {}
 
+    @inline(never)  // async steps are not inlined: see VirtualUser (frames)
     public func walk(_ user: VirtualUser) async throws(JourneyStop) {
         try await user.launch()
         user.reach("library")

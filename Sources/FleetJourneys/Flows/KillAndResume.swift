@@ -25,6 +25,7 @@ public struct KillAndResume: Journey {
         self.killWindowMs = killWindowMs
     }
 
+    @inline(never)  // async steps are not inlined: see VirtualUser (frames)
     public func walk(_ user: VirtualUser) async throws(JourneyStop) {
         try await Self.killedWalk(user, at: killStep, withinMs: killWindowMs)
     }

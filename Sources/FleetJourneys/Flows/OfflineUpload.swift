@@ -16,6 +16,7 @@ public struct OfflineUpload: Journey {
         self.cutRound = cutRound
     }
 
+    @inline(never)  // async steps are not inlined: see VirtualUser (frames)
     public func walk(_ user: VirtualUser) async throws(JourneyStop) {
         let round = cutRound ?? (user.decide("cut_round2", default: 0.5) ? 2 : 1)
         try await user.launch()

@@ -16,6 +16,7 @@ public struct PermissionDenied: Journey {
 
     public init() {}
 
+    @inline(never)  // async steps are not inlined: see VirtualUser (frames)
     public func walk(_ user: VirtualUser) async throws(JourneyStop) {
         try await user.launch()
         if try await !user.fetchMe().isOnboarded {
@@ -44,6 +45,7 @@ public struct PermissionDenied: Journey {
     /// The tap on the mic answered "Don't Allow" (now, or earlier and remembered, or revoked in
     /// Settings: the same screen either way), then the permission-denied screen; returns once
     /// the user granted in Settings, throws `abandoned(mic_denied)` when the user goes back.
+    @inline(never)
     static func denied(_ user: VirtualUser) async throws(JourneyStop) {
         if try await user.tapMicrophone(grant: false) { user.device.micPermission = .denied }
         _ = try await user.permissionDeniedScreen()

@@ -68,6 +68,7 @@ public enum Population {
     /// Brings `user` to its cohort's starting state through the API. Returns false when the
     /// warm-up failed (recorded as a failed `warmup` journey of the cohort): the user should not
     /// walk its journey from a wrong state. `new` (and an unknown cohort) needs no warm-up.
+    @inline(never)  // async steps are not inlined: see VirtualUser (frames)
     public static func prepare(_ user: VirtualUser) async -> Bool {
         var warmup = Warmup(user: user)
         guard let plan = WarmupPlan(cohort: user.cohort, behaviour: user.world.behaviour, random: &warmup.random) else { return true }

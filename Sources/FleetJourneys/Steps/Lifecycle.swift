@@ -90,6 +90,7 @@ extension VirtualUser {
     /// The app comes back after a kill: relaunch delay, sign-in from the keychain, upload queue
     /// drained, partial recording noticed, an unseen settlement replayed. Returns the settlement
     /// when the relaunch replayed one (the session is then finished).
+    @inline(never)  // async steps are not inlined: see VirtualUser (frames)
     public func relaunch() async throws(JourneyStop) -> SettlementInfo? {
         reach("killed")
         try await pause(ms: world.behaviour.relaunchDelay.sample(&random) * world.behaviour.timeScale)
@@ -116,6 +117,7 @@ extension VirtualUser {
     /// Delivers every recording the app persisted before it died: `POST attempts` again with the
     /// recording's own key (the same attempt, a fresh upload URL), `PUT`, `POST submit`. A
     /// recording the stack no longer wants (its round moved on: 409, or 404) is dropped.
+    @inline(never)
     public func drainUploadQueue() async throws(JourneyStop) {
         guard !device.uploadQueue.isEmpty else { return }
         reach("upload_queue")

@@ -5,6 +5,7 @@ import FleetCore
 extension VirtualUser {
     /// `POST /auth/anonymous` when the device has no tokens, then `GET /config` (poll policy,
     /// language codes, force-update gate).
+    @inline(never)  // async steps are not inlined: see VirtualUser (frames)
     public func launch() async throws(JourneyStop) {
         reach("auth")
         if credentials.accessToken == nil {
@@ -20,6 +21,7 @@ extension VirtualUser {
         }
     }
 
+    @inline(never)
     public func openHome() async throws(JourneyStop) -> HomeInfo {
         reach("home")
         return try expect(await client.home(credentials, intended: nextIntended, random: &random))

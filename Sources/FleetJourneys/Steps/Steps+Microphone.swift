@@ -4,6 +4,7 @@ import FleetClient
 extension VirtualUser {
     /// First tap on the mic: the purpose sheet, then the system prompt (`grant` is the user's
     /// answer). Later taps find the answer the OS remembers. Returns whether recording may start.
+    @inline(never)  // async steps are not inlined: see VirtualUser (frames)
     public func tapMicrophone(grant: Bool) async throws(JourneyStop) -> Bool {
         if device.micPermission == .notAsked {
             reach("mic_purpose")
@@ -16,6 +17,7 @@ extension VirtualUser {
     /// `record--permission-denied`: no attempt is created. The user opens Settings (and may
     /// grant there) or goes back to the article. Returns true when the user comes back granted;
     /// throws `abandoned(mic_denied)` when the user leaves the record screen.
+    @inline(never)
     public func permissionDeniedScreen() async throws(JourneyStop) -> Bool {
         reach("permission_denied")
         var visits = 0
@@ -38,6 +40,7 @@ extension VirtualUser {
 
     /// Records round `round` once the microphone is usable, asking for it the first time.
     /// `grantDefault` is the chance that the system prompt is answered "Allow".
+    @inline(never)
     func recordWithPermission(session: SessionInfo, round: Int, grantDefault: Double) async throws(JourneyStop) -> AttemptInfo {
         try await microphoneReady(grantDefault: grantDefault)
         return try await recordRoundRecovering(session: session, round: round)
@@ -45,6 +48,7 @@ extension VirtualUser {
 
     /// The tap on the mic before a take: returns once recording may start (granted now, earlier,
     /// or in Settings); throws `abandoned(mic_denied)` when the user leaves instead.
+    @inline(never)
     func microphoneReady(grantDefault: Double) async throws(JourneyStop) {
         let granted = try await tapMicrophone(grant: decide("mic_granted", default: grantDefault))
         if !granted { _ = try await permissionDeniedScreen() }

@@ -4,6 +4,7 @@ import FleetCore
 /// Flow 1's first half: who the user is (`GET /me`), the six onboarding answers, `POST /onboarding`.
 extension VirtualUser {
     /// `GET /me`, the account as the app caches it.
+    @inline(never)  // async steps are not inlined: see VirtualUser (frames)
     public func fetchMe() async throws(JourneyStop) -> MeInfo {
         try expect(await client.meInfo(credentials, intended: nextIntended, random: &random))
     }
@@ -11,6 +12,7 @@ extension VirtualUser {
     /// Welcome → language → goal → scenario + topics → self-level → commitment → notification
     /// priming → `POST /onboarding` (and `PUT /me/push-token` when notifications are allowed).
     /// Answers are held locally until the last step, as the app does. Returns the diagnostic.
+    @inline(never)
     public func onboard() async throws(JourneyStop) -> OnboardingResult {
         reach("onboarding_welcome")
         try await think("onboarding_welcome")

@@ -14,6 +14,7 @@ extension VirtualUser {
     /// The hard paywall after the plan (no close): start the trial, restore, or fail a purchase
     /// and come back; a user who leaves the app here ends the journey `abandoned(paywall_left)`.
     /// Returns the entitlement that lets the user in.
+    @inline(never)  // async steps are not inlined: see VirtualUser (frames)
     public func firstLaunchPaywall() async throws(JourneyStop) -> EntitlementInfo {
         reach("paywall")
         let paywall = try expect(await client.paywall(credentials, intended: nextIntended, random: &random))
@@ -44,6 +45,7 @@ extension VirtualUser {
 
     /// `402 entitlement_required` → `paywall--expired-return` (`GET /paywall`, `GET /me`): the user
     /// subscribes (no intro offer) or leaves (`abandoned(paywall_left)`).
+    @inline(never)
     public func paywallAfterEntitlementRequired() async throws(JourneyStop) {
         reach("paywall_expired_return")
         let paywall = try expect(await client.paywall(credentials, intended: nextIntended, random: &random))
@@ -61,6 +63,7 @@ extension VirtualUser {
 
     /// `Product.purchase()` then `POST /subscriptions/apple/transactions` with a sandbox transaction
     /// the bench signs (key from the client settings). The receipt stays on the device for Restore.
+    @inline(never)
     public func buy(_ product: PaywallInfo.Product, trial: Bool) async throws(JourneyStop) -> EntitlementInfo {
         reach(trial ? "purchase_trial" : "purchase")
         let now = WallClock.nowMillis()
@@ -78,6 +81,7 @@ extension VirtualUser {
 
     /// "Restore purchases": resubmits the store account's last transaction (the same transaction id
     /// changes nothing on the server). nil when the account has none (`paywall--restored` empty).
+    @inline(never)
     public func restorePurchases() async throws(JourneyStop) -> EntitlementInfo? {
         reach("restore")
         guard let receipt = device.storeReceipt else { return nil }

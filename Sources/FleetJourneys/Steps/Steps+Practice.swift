@@ -5,6 +5,7 @@ import FleetCore
 extension VirtualUser {
     /// `POST /sessions {article_id, kind}`; `402` routes to the expired-return paywall and, when
     /// the user subscribes there, tries once more with the same key.
+    @inline(never)  // async steps are not inlined: see VirtualUser (frames)
     public func startSession(articleId: String, kind: String) async throws(JourneyStop) -> SessionInfo {
         reach("create_session")
         let key = newKey()
@@ -21,6 +22,7 @@ extension VirtualUser {
 
     /// `playSession` where the caller needs the settlement (free practice compares XP): only a
     /// diagnostic ends without one, so a nil for a daily or free session is a failure.
+    @inline(never)
     func playToSettlement(_ session: SessionInfo, micGrant: Double? = nil) async throws(JourneyStop) -> SettlementInfo {
         guard let settlement = try await playSession(session, micGrant: micGrant) else {
             throw .failed(step: step, code: "no_settlement", message: "session \(session.id) (\(session.kind)) ended without a settlement")

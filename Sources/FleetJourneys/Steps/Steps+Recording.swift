@@ -12,6 +12,7 @@ extension VirtualUser {
     /// One take: the user speaks for the clip's length (scaled), then uploads and waits.
     /// `cutUpload` loses the network in the middle of its PUT (flow 6); the profile's
     /// `offline_rate` cuts others at random.
+    @inline(never)  // async steps are not inlined: see VirtualUser (frames)
     func recordAndSubmit(session: SessionInfo, round: Int, cutUpload: Bool = false) async throws(JourneyStop) -> AttemptInfo {
         reach("round\(round)_record")
         // A session without a language (a lax server) records in the device's practice language.
@@ -49,6 +50,7 @@ extension VirtualUser {
     }
 
     /// `POST /sessions/{id}/attempts` under the take's key; the attempt id goes to the queue entry.
+    @inline(never)
     func requestUpload(session: String, round: Int, recording rec: Recording, key: String) async throws(JourneyStop) -> UploadTicket {
         let ticket = try expect(await client.createAttempt(
             session: session, round: round, sha256: rec.sha256, sizeBytes: rec.sizeBytes, contentType: rec.contentType,
@@ -59,6 +61,7 @@ extension VirtualUser {
 
     /// `PUT` to the presigned URL. A refused URL (`403`: it expired meanwhile) gets one fresh
     /// presign under the same key and one more `PUT`.
+    @inline(never)
     func putUpload(_ ticket: UploadTicket, session: String, round: Int, recording rec: Recording, key: String) async throws(JourneyStop) {
         var result = await client.upload(url: ticket.url, method: ticket.method, headers: ticket.httpHeaders, body: rec.body,
                                          intended: nextIntended, random: &random)
@@ -96,6 +99,7 @@ extension VirtualUser {
     /// terminal status; past `give_up_ms` the user "checks later" (abandons; the session stays
     /// resumable). `measured: false` (a resumed session) leaves `assessment_turnaround` alone: its
     /// submit's 202 was seen by an app that has since died.
+    @inline(never)
     func poll(attempt submitted: AttemptInfo, round: Int, measured: Bool = true) async throws(JourneyStop) -> AttemptInfo {
         reach("round\(round)_processing")
         let acceptedAt = MonotonicClock.now()

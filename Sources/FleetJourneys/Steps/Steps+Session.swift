@@ -113,6 +113,7 @@ extension VirtualUser {
     /// Flow 2 step 5: the exemplar is polled while pending, the evidence audio is fetched on a
     /// share of users (`410` → expired), the assessment is rated on another share. None of these
     /// failing ends the journey (the screen shows text + retry, a toast), but a kill does.
+    @inline(never)  // async steps are not inlined: see VirtualUser (frames)
     public func reviewFeedback(_ attempt: AttemptInfo) async throws(JourneyStop) {
         reach("feedback")
         let started = MonotonicClock.now()
