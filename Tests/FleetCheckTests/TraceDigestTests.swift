@@ -1,0 +1,31 @@
+import FleetCore
+import XCTest
+@testable import FleetCheck
+
+/// A trace line's digest and excerpt: tokens never reach either, equal redacted answers share a
+/// digest, different ones do not, and the excerpt is cut at its limit.
+final class TraceDigestTests: XCTestCase {
+    func testTokensAreRedactedAndDigestsTellAnswersApart() {
+        let a: JSONValue = ["access_token": "secret-A", "user": ["id": "u_1", "refresh_token": "r-A"]]
+        let b: JSONValue = ["access_token": "secret-B", "user": ["id": "u_1", "refresh_token": "r-B"]]
+        let c: JSONValue = ["access_token": "secret-A", "user": ["id": "u_2", "refresh_token": "r-A"]]
+        let (da, ea) = Redact.digestAndExcerpt(a, limit: 240)
+        let (db, _) = Redact.digestAndExcerpt(b, limit: 240)
+        let (dc, _) = Redact.digestAndExcerpt(c, limit: 240)
+        XCTAssertFalse(ea.contains("secret") || ea.contains("r-A"), ea)
+        XCTAssertEqual(ea, #"{"access_token":"<redacted>","user":{"id":"u_1","refresh_token":"<redacted>"}}"#)
+        XCTAssertEqual(da, db, "answers that differ only in their tokens are the same answer to a reader")
+        XCTAssertNotEqual(da, dc)
+        XCTAssertEqual(da.count, 12)
+        XCTAssertTrue(da.allSatisfy(\.isHexDigit), da)
+        XCTAssertEqual(Redact.digestAndExcerpt(nil, limit: 240).digest, "")
+    }
+
+    func testExcerptIsCutAtItsLimitInCharacters() {
+        let long: JSONValue = ["s": .string(String(repeating: "é", count: 2000))]
+        let (_, e) = Redact.digestAndExcerpt(long, limit: 240)
+        XCTAssertEqual(e.count, 241, "240 characters and the ellipsis")
+        XCTAssertTrue(e.hasPrefix(#"{"s":"éé"#))
+        XCTAssertTrue(e.hasSuffix("é…"))
+    }
+}
