@@ -134,7 +134,9 @@ section="$work/section.md"
     echo "the journeys' mean in-flight count; CPU per request of the bench process; median of $PAIRS alternated rounds (min–max).)"
     bench_load_summary
     [ "$BENCH_LOADED" = 1 ] && echo "**Loaded: taken while other work shared the machine; provisional, not the figure.**"
-    echo "Replaces the 2026-11-29 pair (fleet run against \`blast /healthz\`, which were not the same requests)."
+    echo "Each journey run has a seed of its own (since 2026-12-02): the 2026-12-01 figure (190.5 against 118.7 µs, 1.98 ×)"
+    echo "reused one seed, so its rounds 2 and 3 signed the same installs in again and walked a shorter quest (6k, 8k, 11k"
+    echo "requests a round), which made the journeys cheaper per request round by round; the two are not comparable."
     echo
     python3 - "$work" "$PAIRS" <<'PY'
 import glob, json, os, re, statistics, sys

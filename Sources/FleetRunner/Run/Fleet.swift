@@ -107,37 +107,52 @@ public final class Fleet: Sendable {
         return Int(plan.stream)
     }
 
-    /// What `walkUser` decides before it walks, kept by reference. Confined to the user's task.
+    /// What `walkUser` decides before it walks, kept by reference (its fields and the user's are
+    /// all it needs to make the install's other devices). Confined to the user's task.
     final class WalkPlan {
         let stream: UInt64
         let user: VirtualUser
         let journey: any Journey
-        let checker: UserChecker?
-        let amplifiers: Amplifiers
         let lease: PopulationVisitLease?
         let midnight: UInt64?
         let twin: Bool
         let identity: Credentials
-        let makeUser: (Credentials, UInt64) -> VirtualUser
+        let seed: UInt64
+        let intended: UInt64
 
-        init(stream: UInt64, user: VirtualUser, journey: any Journey, checker: UserChecker?, amplifiers: Amplifiers,
-             lease: PopulationVisitLease?, midnight: UInt64?, twin: Bool, identity: Credentials,
-             makeUser: @escaping (Credentials, UInt64) -> VirtualUser) {
-            self.stream = stream; self.user = user; self.journey = journey; self.checker = checker
-            self.amplifiers = amplifiers; self.lease = lease; self.midnight = midnight; self.twin = twin
-            self.identity = identity; self.makeUser = makeUser
+        init(stream: UInt64, user: VirtualUser, journey: any Journey, lease: PopulationVisitLease?, midnight: UInt64?,
+             twin: Bool, identity: Credentials, seed: UInt64, intended: UInt64) {
+            self.stream = stream; self.user = user; self.journey = journey; self.lease = lease; self.midnight = midnight
+            self.twin = twin; self.identity = identity; self.seed = seed; self.intended = intended
+        }
+
+        var checker: UserChecker? { user.checker }
+        var amplifiers: Amplifiers { user.amplifiers }
+
+        /// A device of this user: `device` (a returning visit's) or a new one for `credentials`.
+        static func makeUser(_ credentials: Credentials, stream: UInt64, seed: UInt64, world: FleetWorld, device: Device?,
+                             cohort: String, intended: UInt64, checker: UserChecker?, amplifiers: Amplifiers) -> VirtualUser {
+            let u = VirtualUser(index: Int(stream), seed: seed, world: world, device: device ?? Device(credentials: credentials),
+                                cohort: cohort, start: intended)
+            u.checker = checker
+            u.amplifiers = amplifiers
+            return u
         }
 
         /// The other devices of the install, made after the warm-up: shadows replay the user's own
         /// decisions (same seed, same next instant); a twin has decisions of its own.
         func others(shadows: Int) -> [VirtualUser] {
+            func make(_ offset: UInt64) -> VirtualUser {
+                Self.makeUser(identity.sameInstall(), stream: stream, seed: seed ^ offset, world: user.world, device: nil,
+                              cohort: user.cohort, intended: intended, checker: checker, amplifiers: amplifiers)
+            }
             var out = (0..<shadows).map { _ -> VirtualUser in
-                let o = makeUser(identity.sameInstall(), 0)
+                let o = make(0)
                 o.random = user.random
                 o.nextIntended = user.nextIntended
                 return o
             }
-            if twin { out.append(makeUser(identity.sameInstall(), 0x7_7417)) }
+            if twin { out.append(make(0x7_7417)) }
             return out
         }
     }
@@ -176,17 +191,10 @@ public final class Fleet: Sendable {
         // A returning user is one account to the checker too: its visits share one user's state.
         let checkedAs = lease?.value.map { Int(Self.stream(scenario: s, local: PopulationUser.encode(user: $0.user, visit: 0))) } ?? Int(stream)
         let checker = world.checker?.user(checkedAs, scenario: scenario.name, journey: journeyName.rawValue, credentials: identity)
-        let seed = profile.seed, world = self.world
-        let makeUser = { (credentials: Credentials, offset: UInt64, device: Device?) -> VirtualUser in
-            let u = VirtualUser(index: Int(stream), seed: seed ^ offset, world: world, device: device ?? Device(credentials: credentials),
-                                cohort: cohort, start: intended)
-            u.checker = checker
-            u.amplifiers = amp
-            return u
-        }
-        return WalkPlan(stream: stream, user: makeUser(identity, 0, lease?.value?.device), journey: journeyName.journey,
-                        checker: checker, amplifiers: amp, lease: lease?.value, midnight: midnight, twin: twin,
-                        identity: identity, makeUser: { makeUser($0, $1, nil) })
+        let user = WalkPlan.makeUser(identity, stream: stream, seed: profile.seed, world: world, device: lease?.value?.device,
+                                     cohort: cohort, intended: intended, checker: checker, amplifiers: amp)
+        return WalkPlan(stream: stream, user: user, journey: journeyName.journey, lease: lease?.value, midnight: midnight,
+                        twin: twin, identity: identity, seed: profile.seed, intended: intended)
     }
 
     /// The journey, then back-to-back sessions (for a midnight user: until it settled past its midnight), then probes.
