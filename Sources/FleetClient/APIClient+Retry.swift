@@ -37,8 +37,8 @@ extension APIClient {
     /// synchronous function that is not inlined. An async function's frame lives on its task's
     /// allocator, which keeps the slabs of the deepest frames a task reached until the task ends,
     /// and a loop around awaits makes nearly every temporary of its body a slot of the frame: with
-    /// the decision inline, this frame was 7 KB, held by every thinking user (heaptrack,
-    /// bench/RESULTS.md). The awaited calls are not inlined for the same reason.
+    /// the decision inline, the slab a `home` call needed here was 7 KB, held by every thinking
+    /// user (heaptrack, bench/task-memory.sh). The awaited calls are not inlined for the same reason.
     @inline(never)
     func attempts<T>(_ route: Route, safe: Bool, retries enabled: Bool = true, credentials: Credentials?,
                      intended: UInt64, random: inout SeededRandom, sent: Sent, request build: (Credentials?) -> HTTPRequest,
