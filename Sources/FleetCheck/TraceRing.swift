@@ -60,8 +60,7 @@ enum Redact {
         let bytes = v.serializedBytes(redacting: secretKeys, as: "<redacted>")
         var h: UInt64 = 0xcbf2_9ce4_8422_2325
         for b in bytes { h = (h ^ UInt64(b)) &* 0x100_0000_01b3 }
-        let hex = String(h >> 16, radix: 16)
-        let digest = String(repeating: "0", count: 12 - hex.count) + hex
+        let digest = Hex.encode((0..<6).map { UInt8(truncatingIfNeeded: h >> (56 - 8 * $0)) })
         // A scalar is at most 4 bytes: decoding that many is usually enough to cut `limit`
         // characters; long runs of combining marks (several scalars per character) fall back to all.
         let headBytes = 4 * limit + 4

@@ -50,7 +50,7 @@ extension APIClient {
             let copies = state.tapCopies
             state.tapCopies = 0
             let outcome = copies > 0
-                ? await send(build(credentials), route: route, intended: state.intendedStart, sent: sent, copies: copies, judge: judge)
+                ? await sendTapped(build(credentials), route: route, intended: state.intendedStart, sent: sent, copies: copies, judge: judge)
                 : await exchange(build(credentials), template: route.rawValue, intended: state.intendedStart, sent: sent)
             switch decide(route, outcome, safe: safe, enabled: enabled, credentials: credentials, state: &state,
                           random: &random, judge: judge) {
@@ -69,7 +69,7 @@ extension APIClient {
     /// A double tap: the call sent `copies + 1` times at once; the copies beyond the first are
     /// judged and recorded here. (Apart from `attempts`, so that an ordinary send holds no frame of it.)
     @inline(never)
-    private func send<T>(_ request: HTTPRequest, route: Route, intended: UInt64, sent: Sent, copies: Int,
+    private func sendTapped<T>(_ request: HTTPRequest, route: Route, intended: UInt64, sent: Sent, copies: Int,
                          judge: (Exchanged) -> Result<T, APIError>) async -> Result<Exchanged, ExchangeFailure> {
         let all = await tapped(request, template: route.rawValue, intended: intended, sent: sent, copies: copies)
         return recordCopies(all, template: route.rawValue, intended: intended, judge: judge)

@@ -92,7 +92,7 @@ public final class Fleet: Sendable {
                 if plan.lease?.returning != true {
                     guard await Population.prepare(user) else { return }
                 }
-                let walkers = plan.others(shadows: shadows)
+                let walkers = plan.others(shadows: shadows, seed: profile.seed, intended: intended)
                 let journey = plan.journey, midnight = plan.midnight
                 // Alone (nearly every user), the visit runs in this task: a group would hold a
                 // second task (and its frames) per user for the whole visit, thinks included.
@@ -104,26 +104,23 @@ public final class Fleet: Sendable {
             }
         }
         plan.checker?.walkEnded()
-        return Int(plan.stream)
+        return user.index
     }
 
-    /// What `walkUser` decides before it walks, kept by reference (its fields and the user's are
+    /// What `walkUser` decides before it walks, kept by reference (with the user's own fields,
     /// all it needs to make the install's other devices). Confined to the user's task.
     final class WalkPlan {
-        let stream: UInt64
         let user: VirtualUser
         let journey: any Journey
         let lease: PopulationVisitLease?
         let midnight: UInt64?
         let twin: Bool
         let identity: Credentials
-        let seed: UInt64
-        let intended: UInt64
 
-        init(stream: UInt64, user: VirtualUser, journey: any Journey, lease: PopulationVisitLease?, midnight: UInt64?,
-             twin: Bool, identity: Credentials, seed: UInt64, intended: UInt64) {
-            self.stream = stream; self.user = user; self.journey = journey; self.lease = lease; self.midnight = midnight
-            self.twin = twin; self.identity = identity; self.seed = seed; self.intended = intended
+        init(user: VirtualUser, journey: any Journey, lease: PopulationVisitLease?, midnight: UInt64?, twin: Bool,
+             identity: Credentials) {
+            self.user = user; self.journey = journey; self.lease = lease; self.midnight = midnight
+            self.twin = twin; self.identity = identity
         }
 
         var checker: UserChecker? { user.checker }
@@ -141,9 +138,9 @@ public final class Fleet: Sendable {
 
         /// The other devices of the install, made after the warm-up: shadows replay the user's own
         /// decisions (same seed, same next instant); a twin has decisions of its own.
-        func others(shadows: Int) -> [VirtualUser] {
+        func others(shadows: Int, seed: UInt64, intended: UInt64) -> [VirtualUser] {
             func make(_ offset: UInt64) -> VirtualUser {
-                Self.makeUser(identity.sameInstall(), stream: stream, seed: seed ^ offset, world: user.world, device: nil,
+                Self.makeUser(identity.sameInstall(), stream: UInt64(user.index), seed: seed ^ offset, world: user.world, device: nil,
                               cohort: user.cohort, intended: intended, checker: checker, amplifiers: amplifiers)
             }
             var out = (0..<shadows).map { _ -> VirtualUser in
@@ -193,8 +190,8 @@ public final class Fleet: Sendable {
         let checker = world.checker?.user(checkedAs, scenario: scenario.name, journey: journeyName.rawValue, credentials: identity)
         let user = WalkPlan.makeUser(identity, stream: stream, seed: profile.seed, world: world, device: lease?.value?.device,
                                      cohort: cohort, intended: intended, checker: checker, amplifiers: amp)
-        return WalkPlan(stream: stream, user: user, journey: journeyName.journey, lease: lease?.value, midnight: midnight,
-                        twin: twin, identity: identity, seed: profile.seed, intended: intended)
+        return WalkPlan(user: user, journey: journeyName.journey, lease: lease?.value, midnight: midnight, twin: twin,
+                        identity: identity)
     }
 
     /// The journey, then back-to-back sessions (for a midnight user: until it settled past its midnight), then probes.
