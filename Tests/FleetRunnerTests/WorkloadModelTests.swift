@@ -63,6 +63,56 @@ final class WorkloadModelTests: XCTestCase {
         XCTAssertLessThanOrEqual(log.starts(0).count, 33)
     }
 
+    /// Closed model: stopping arrivals leaves the users walking alone (their grace) and at once
+    /// ends the slots still asleep before their turn; only walking users count as active, and a
+    /// slot is one task whether it walks or sleeps.
+    func testStopKeepsClosedModelUsersWalkingAndEndsSleepingSlots() async throws {
+        // 4 slots ramped over 40 s: slot 0 starts at once, the others sleep until 10, 20, 30 s.
+        let p = try Self.profile(#"{"name": "a", "model": {"type": "constant-population", "users": 4, "duration_s": 60, "ramp_s": 40}, "journeys": {"dailyQuest": 1}}"#, duration: 60)
+        let control = RunControl()
+        let walking = Box(0), finished = Box<[Bool]>([]), gate = RunControlDrainTests.Gate()
+        let run = Task {
+            await Fleet.runScenarios(profile: p, start: MonotonicClock.now(), control: control, recorder: Recorder()) { _, _, _ in
+                walking.add(1)
+                await gate.wait()
+                finished.mutate { $0.append(!Task.isCancelled) }
+            }
+        }
+        let began = await eventuallyAsync(within: 5) { walking.value == 1 && control.liveTasks == 4 }
+        XCTAssertTrue(began, "\(walking.value) walking, \(control.liveTasks) tasks")
+        XCTAssertEqual(control.activeUsers, 1, "slots asleep before their turn are not active users")
+        let stoppedAt = MonotonicClock.now()
+        control.stopArrivals()
+        await run.value
+        let slotsEnded = await eventuallyAsync(within: 5) { control.liveTasks == 1 }
+        XCTAssertTrue(slotsEnded, "\(control.liveTasks) tasks left after the stop")
+        XCTAssertLessThan(Double(MonotonicClock.now() &- stoppedAt) / 1e9, 5, "the asleep slots did not wait for their turn")
+        XCTAssertEqual(control.activeUsers, 1)
+        gate.open()
+        let drained = await control.drain(until: MonotonicClock.now() &+ 5_000_000_000)
+        XCTAssertTrue(drained)
+        XCTAssertEqual(finished.value, [true], "the walking user finished, not cancelled")
+        XCTAssertEqual(walking.value, 1, "no user starts after the stop")
+        XCTAssertEqual(control.activeUsers, 0)
+    }
+
+    /// 50,000 slots whose users all end at one instant, as at a run's stop, finish quickly: slots
+    /// are not children of one task group (whose child removal is quadratic: a flat group of
+    /// 50,000 took 16 s to drain in a debug build, and over 120 s with real users).
+    func testFiftyThousandSlotsEndingTogetherFinishQuickly() async throws {
+        let p = try Self.profile(#"{"name": "a", "model": {"type": "constant-population", "users": 50000, "duration_s": 1}, "journeys": {"dailyQuest": 1}}"#, duration: 1)
+        let control = RunControl(), users = Box(0)
+        let started = MonotonicClock.now(), wake = started &+ 1_500_000_000
+        await Fleet.runScenarios(profile: p, start: started, control: control, recorder: Recorder()) { _, _, _ in
+            users.add(1)
+            await Pause.until(wake)
+        }
+        let drained = await control.drain(until: MonotonicClock.now() &+ 10_000_000_000)
+        XCTAssertTrue(drained)
+        XCTAssertEqual(users.value, 50_000, "each slot walks one user: the next turn falls after the 1 s duration")
+        XCTAssertLessThan(Double(MonotonicClock.now() &- started) / 1e9, 10)
+    }
+
     /// Closed ramp: 0 → 4 users over 0.4 s; slot k wakes when the target reaches k + 1.
     func testRampingPopulationFollowsItsStages() async throws {
         let p = try Self.profile(#"""

@@ -22,15 +22,14 @@ public struct ConstantPopulation: WorkloadModel {
 
     public func drive(_ driver: ArrivalDriver) async {
         let end = driver.start &+ UInt64(durationS * 1e9)
-        // Nested groups, not one of `users` children: see `forEachConcurrently` (quadratic exit).
         // A shard runs the slots it owns; the n-th user of slot k is number n·users + k, so
         // numbers do not depend on which slot happens to finish first.
-        await forEachConcurrently(driver.shard.share(of: users)) { j in
+        await driver.runSlots(driver.shard.share(of: users)) { j, run in
             let slot = driver.shard.member(j)
             var intended = driver.start &+ UInt64(Double(slot) * rampS / Double(max(1, users)) * 1e9)
             var n = 0
-            while intended < end, await driver.waitUntil(intended) {
-                await driver.runOne(intended: intended, index: n * users + slot)
+            while intended < end, await run.waitUntil(intended) {
+                await run.walk(intended: intended, index: n * users + slot)
                 n += 1
                 intended = MonotonicClock.now()
             }

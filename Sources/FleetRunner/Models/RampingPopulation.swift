@@ -30,9 +30,8 @@ public struct RampingPopulation: WorkloadModel {
     public func drive(_ driver: ArrivalDriver) async {
         let end = driver.start &+ UInt64(plannedDurationS * 1e9)
         let peak = max(startUsers, Int(stages.map(\.target).max() ?? 0))
-        // Nested groups, not one of `peak` children: see `forEachConcurrently` (quadratic exit).
         // A shard runs the slots it owns; user numbers are n·peak + slot (see ConstantPopulation).
-        await forEachConcurrently(driver.shard.share(of: peak)) { j in
+        await driver.runSlots(driver.shard.share(of: peak)) { j, run in
             let slot = driver.shard.member(j)
             // A slot sleeps until the target first exceeds it, then runs journeys while it does.
             var next = driver.start
@@ -40,8 +39,8 @@ public struct RampingPopulation: WorkloadModel {
             while next < end {
                 let t = Double(next &- driver.start) / 1e9
                 if target(at: t) > slot {
-                    guard await driver.waitUntil(next) else { return }
-                    await driver.runOne(intended: next, index: n * peak + slot)
+                    guard await run.waitUntil(next) else { return }
+                    await run.walk(intended: next, index: n * peak + slot)
                     n += 1
                     next = MonotonicClock.now()
                 } else {

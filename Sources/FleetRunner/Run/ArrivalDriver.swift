@@ -49,10 +49,38 @@ public final class ArrivalDriver: Sendable {
         control.spawn { await self.walk(index, intended); self.alive.subtract(1, ordering: .relaxed) }
     }
 
-    /// Closed models: runs user number `index`'s journey to its end.
-    public func runOne(intended: UInt64, index: Int) async {
+    /// Closed models: runs `count` slots, each in one task of its own (`RunControl.spawnSlot`)
+    /// that calls `loop(j, slot)`, and returns when every slot has ended, or at once when the
+    /// run stops arrivals (this driver's task is cancelled then; the users walking keep their
+    /// grace, the slots asleep end). Slot tasks are not children of the driver: cancelling it
+    /// must not cancel users, and a task group of 200,000 children drains quadratically.
+    public func runSlots(_ count: Int, _ loop: @escaping @Sendable (_ j: Int, _ slot: Slot) async -> Void) async {
+        let left = Countdown(count)
+        for j in 0..<max(0, count) {
+            if control.arrivalsStopped { left.done(count - j); break }
+            control.spawnSlot { id in
+                await loop(j, Slot(driver: self, id: id))
+                left.done()
+            }
+        }
+        await left.wait()
+    }
+
+    /// A slot's user number `index`, meant to start at `intended`, walked in the slot's task.
+    func walkInSlot(intended: UInt64, index: Int) async {
         begin()
-        await control.spawn { await self.walk(index, intended); self.alive.subtract(1, ordering: .relaxed) }.value
+        control.userBegins()
+        await walk(index, intended)
+        control.userEnds()
+        alive.subtract(1, ordering: .relaxed)
+    }
+
+    /// A slot's wait for its next user's turn: like `waitUntil`, and a stop of arrivals ends it.
+    func slotWait(id: Int, until instant: UInt64) async -> Bool {
+        if control.arrivalsStopped { return false }
+        let until = min(instant, control.arrivalsDeadline)
+        if until > MonotonicClock.now(), !(await control.slotWait(id: id, until: until)) { return false }
+        return !control.arrivalsStopped && MonotonicClock.now() < control.arrivalsDeadline
     }
 
     /// Counts the user as alive before its task exists, so a capacity check right after a launch
