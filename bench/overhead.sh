@@ -10,6 +10,9 @@
 #    sizes over keep-alive connections, as many at once as the journey run had in flight on
 #    average. CPU per request: journeys = process CPU from the health sample before the first
 #    active window to the last active one, over the requests; blast = its own CPU line.
+#    A third arm replays the same recording paced at the rate the journeys sent in the same round
+#    (`-R`): flat out, the replay sends ~8 × faster, so its fixed costs per second (wake-ups,
+#    timers, the monitor) fall on more requests; paced, both arms carry them alike.
 #    The replay repeats requests whose effect already happened (a second reading-complete is a
 #    409 envelope, not the session): its status mix is in the table.
 # 3. Profiles round 1 of each with `perf record -g` (5 s while it runs; both arms alike, and the
@@ -104,8 +107,29 @@ ov_engine() {
     wait "$pid" || echo "   (replay round $r exited $?; see $work/e.$r.out)" >&2
     [ -z "$prof" ] || wait "$prof" || true
 }
-arms=(ov_journeys ov_engine)
-[ -n "$before" ] && arms=(ov_before ov_journeys ov_engine)
+# The same replay paced at the rate the journeys sent in the same round (they run just before it):
+# the flat-out replay above sends ~8 × faster, which spreads the engine's fixed costs (wake-ups,
+# timers, the per-second monitor) over more requests than the journeys' pace allows.
+journey_rate() {  # $1 = round: the journeys' requests per second over their active windows
+    python3 - "$work/j-$1" <<'PY'
+import glob, json, sys
+f = glob.glob(sys.argv[1] + "/**/results.json", recursive=True)
+if not f: print(0); sys.exit()
+r = json.load(open(f[0]))
+act = [s for s in r["health"] if s.get("activeUsers", 0) > 0]
+n = sum(sum(e.get("statuses", {}).values()) for e in r["endpoints"])
+print(round(n / max(1, len(act))))
+PY
+}
+ov_paced() {
+    local r=$1 rate; rate=$(journey_rate "$r")
+    [ "$rate" -gt 0 ] || { echo "   (paced replay round $r: no journey rate)" >&2; return; }
+    echo "$rate" > "$work/p.$r.rate"
+    timeout $((duration + 60)) "$fleet" blast "$url" --replay "$work/rec.jsonl" -c "$conns" -R "$rate" -d "$duration" \
+        > "$work/p.$r.out" 2>&1 || echo "   (paced replay round $r exited $?; see $work/p.$r.out)" >&2
+}
+arms=(ov_journeys ov_engine ov_paced)
+[ -n "$before" ] && arms=(ov_before ov_journeys ov_engine ov_paced)
 bench_alternate overhead "${arms[@]}"
 kill "$stack" 2>/dev/null || true
 
@@ -155,8 +179,8 @@ def journeys(r, name="j"):
         for k, v in e.get("statuses", {}).items(): statuses[k] = statuses.get(k, 0) + v
     n = sum(statuses.values())
     return dict(cpu=cpu, n=n, per=cpu / n * 1e6 if n else None, statuses=statuses)
-def engine(r):
-    try: out = open(os.path.join(work, f"e.{r}.out")).read()
+def engine(r, name="e"):
+    try: out = open(os.path.join(work, f"{name}.{r}.out")).read()
     except OSError: return None
     m = re.search(r"(\d+) requests in", out); c = re.search(r"CPU: ([\d.]+) s", out)
     non = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
@@ -174,6 +198,13 @@ print(f"| journeys (fleet run, dailyQuest) | {', '.join(str(x['n']) if x else 'n
       + ", ".join(f"{k}: {v}" for k, v in sorted(js.items())) + " |")
 print(f"| raw engine (fleet blast --replay) | {', '.join(str(x['n']) if x else 'n/a' for x in E)} | {spread([x['per'] if x else None for x in E])} | "
       + (f"non-2xx: {E[0]['non2xx']} of {E[0]['n']}" if E[0] else "n/a") + " |")
+P = [engine(r, "p") for r in range(1, pairs + 1)]
+def rate(r):
+    try: return open(os.path.join(work, f"p.{r}.rate")).read().strip()
+    except OSError: return "n/a"
+print(f"| raw engine paced at the journeys' rate (--replay -R, {'/'.join(rate(r) for r in range(1, pairs + 1))} req/s) | "
+      f"{', '.join(str(x['n']) if x else 'n/a' for x in P)} | {spread([x['per'] if x else None for x in P])} | "
+      + (f"non-2xx: {P[0]['non2xx']} of {P[0]['n']}" if P[0] else "n/a") + " |")
 B = [journeys(r, "j0") for r in range(1, pairs + 1)]
 if any(B):
     print(f"| journeys, before (--before binary) | {', '.join(str(x['n']) if x else 'n/a' for x in B)} | {spread([x['per'] if x else None for x in B])} | |")
@@ -182,6 +213,10 @@ med = statistics.median(ratios) if ratios else None
 print()
 print(f"Journeys / engine CPU per request, per round: {spread(ratios, '%.2f')} × — the journey layer adds "
       + (f"{(med - 1) * 100:.0f} %" if med else "n/a") + " (goal ≤ 25 %: " + ("met" if med and med <= 1.25 else "not met") + ").")
+paced = [j["per"] / e["per"] for j, e in zip(J, P) if j and e and j["per"] and e["per"]]
+pm = statistics.median(paced) if paced else None
+print(f"Against the replay paced at the journeys' own rate: {spread(paced, '%.2f')} × — "
+      + (f"{(pm - 1) * 100:.0f} %" if pm else "n/a") + " (goal ≤ 25 %: " + ("met" if pm and pm <= 1.25 else "not met") + ").")
 PY
     echo
     echo "Where the time goes (perf record -g, 5 s of round 1, self time; journeys first, then the raw engine):"
