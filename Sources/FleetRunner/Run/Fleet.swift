@@ -39,8 +39,8 @@ public final class Fleet: Sendable {
                              walk: @escaping @Sendable (_ scenario: Int, _ local: Int, _ intended: UInt64) async -> Void) async {
         control.setArrivalsDeadline(start &+ UInt64(profile.durationS * 1e9))
         // The drivers run in one task that a stop cancels: every driver sleep (`Pause`) ends at
-        // once. Users are separate tasks (RunControl.spawn), so they are not cancelled by this and
-        // keep their grace period.
+        // once. Users are separate tasks (RunControl.spawn, or a closed model's slot task,
+        // RunControl.spawnSlot), so they are not cancelled by this and keep their grace period.
         let drivers = Task {
             await withTaskGroup(of: Void.self) { group in
                 for (i, scenario) in profile.scenarios.enumerated() {
