@@ -34,10 +34,13 @@ public final class ArrivalDriver: Sendable {
         self.walk = walk
     }
 
-    /// Sleeps until `instant`; false when the run is stopping (no new users may start).
-    public func waitUntil(_ instant: UInt64) async -> Bool {
+    /// Sleeps until `instant`; false when the run is stopping (no new users may start). A closed
+    /// model's slot passes its id: its sleep is then one that a stop of arrivals ends
+    /// (`RunControl.slotSleep`), as a stop cancels this driver's own sleeps.
+    public func waitUntil(_ instant: UInt64, slot: Int? = nil) async -> Bool {
         if control.arrivalsStopped { return false }
-        _ = await Pause.until(min(instant, control.arrivalsDeadline))
+        let until = min(instant, control.arrivalsDeadline)
+        if let slot { await control.slotSleep(id: slot, until: until) } else { _ = await Pause.until(until) }
         return !control.arrivalsStopped && MonotonicClock.now() < control.arrivalsDeadline
     }
 
@@ -73,14 +76,6 @@ public final class ArrivalDriver: Sendable {
         await walk(index, intended)
         control.userEnds()
         alive.subtract(1, ordering: .relaxed)
-    }
-
-    /// A slot's wait for its next user's turn: like `waitUntil`, and a stop of arrivals ends it.
-    func slotWait(id: Int, until instant: UInt64) async -> Bool {
-        if control.arrivalsStopped { return false }
-        let until = min(instant, control.arrivalsDeadline)
-        if until > MonotonicClock.now(), !(await control.slotWait(id: id, until: until)) { return false }
-        return !control.arrivalsStopped && MonotonicClock.now() < control.arrivalsDeadline
     }
 
     /// Counts the user as alive before its task exists, so a capacity check right after a launch

@@ -67,7 +67,7 @@ public final class RunControl: Sendable {
             s.stoppedArrivals = true
             let asleep = s.waitingSlots.compactMap { s.tasks[$0] }
             defer { s.stopHandlers = [] }
-            return s.stopHandlers + (asleep.isEmpty ? [] : [{ for t in asleep { t.cancel() } }])
+            return s.stopHandlers + [{ for t in asleep { t.cancel() } }]
         }
     }
 
@@ -88,7 +88,7 @@ public final class RunControl: Sendable {
     /// Closed models: starts a slot's task, which walks the slot's users one after another
     /// (`userBegins`/`userEnds` count each as active). One task per slot: a slot task awaiting
     /// a task per user held two tasks for every user, about 1.3 KB more each. `body` gets the
-    /// slot's id for `slotWait`.
+    /// slot's id for `slotSleep`.
     @discardableResult
     func spawnSlot(_ body: @escaping @Sendable (_ id: Int) async -> Void) -> Task<Void, Never> {
         register(user: false, body)
@@ -98,21 +98,18 @@ public final class RunControl: Sendable {
     func userBegins() { state.withLock { $0.active += 1 } }
     func userEnds() { state.withLock { $0.active -= 1 } }
 
-    /// Slot `id` sleeps until `instant`, unless arrivals stop first: false then, or when they
-    /// already had. Registered while asleep so that a stop cancels the slot's task, which is
-    /// safe: no user walks in it now, and once awake it reads the stop and starts none.
-    func slotWait(id: Int, until instant: UInt64) async -> Bool {
+    /// Slot `id` sleeps until `instant`, or until arrivals stop (at once if they have). It is
+    /// registered while asleep so that a stop cancels the slot's task, which is safe: no user
+    /// walks in it now, and once awake it reads the stop (`ArrivalDriver.waitUntil`) and starts none.
+    func slotSleep(id: Int, until instant: UInt64) async {
         let asleep = state.withLock { s -> Bool in
             if s.stoppedArrivals { return false }
             s.waitingSlots.insert(id)
             return true
         }
-        guard asleep else { return false }
+        guard asleep else { return }
         _ = await Pause.until(instant)
-        return state.withLock { s in
-            s.waitingSlots.remove(id)
-            return !s.stoppedArrivals
-        }
+        state.withLock { _ = $0.waitingSlots.remove(id) }
     }
 
     /// Every registered task: counted as active from the moment it is spawned when it is a

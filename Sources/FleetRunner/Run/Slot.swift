@@ -8,7 +8,7 @@ public struct Slot: Sendable {
 
     /// Sleeps until `instant`; false when the run is stopping (no new users may start).
     public func waitUntil(_ instant: UInt64) async -> Bool {
-        await driver.slotWait(id: id, until: instant)
+        await driver.waitUntil(instant, slot: id)
     }
 
     /// Walks user number `index` (its place in the schedule), meant to start at `intended`, to its end.
@@ -40,7 +40,7 @@ final class Countdown: Sendable {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
                 let now = state.withLock { s -> Bool in
-                    if s.released || s.left <= 0 { s.released = true; return true }
+                    if s.released || s.left <= 0 { return true }
                     s.waiter = c
                     return false
                 }
