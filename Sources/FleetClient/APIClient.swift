@@ -29,7 +29,10 @@ public final class APIClient: Sendable {
     public let settings: ClientSettings
     public let engine: HTTPEngine
     public let recorder: Recorder
-    let queue = DispatchQueue(label: "fleet.client.completions", attributes: .concurrent)
+    /// Where answers resume the user: nil = on the engine's I/O thread that received them, which
+    /// runs the user too when users run on the loops (`EngineLevers.usersOnLoops`); else a queue.
+    let queue: DispatchQueue? = EngineLevers.current.usersOnLoops
+        ? nil : DispatchQueue(label: "fleet.client.completions", attributes: .concurrent)
 
     public init(settings: ClientSettings, engine: HTTPEngine, recorder: Recorder) {
         self.settings = settings

@@ -3,8 +3,8 @@ import Synchronization
 
 /// Suspends a virtual user until a monotonic instant, on a Dispatch timer.
 ///
-/// Users never own a thread: a think time or a poll interval is a Dispatch timer that resumes the
-/// user's task. Waking at an absolute instant (not "after N ms") is what lets the bench compare a
+/// Users never own a thread: a think time or a poll interval is a timer that resumes the user's
+/// task, on the I/O loop that runs the user (`LoopThread`) or on Dispatch. Waking at an absolute instant (not "after N ms") is what lets the bench compare a
 /// request's intended start with its actual start.
 public enum Pause {
     private static let timerQueue = DispatchQueue(label: "fleet.timers", qos: .userInitiated, attributes: .concurrent)
@@ -20,7 +20,13 @@ public enum Pause {
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (c: CheckedContinuation<Bool, Never>) in
                 once.arm(c)
-                timerQueue.asyncAfter(deadline: .now() + .nanoseconds(Int(deadline - now))) { once.resume(true) }
+                // On a loop thread (a user running on the HTTP engine's I/O thread) the loop's own
+                // timer wakes it there; elsewhere a Dispatch timer.
+                if let loop = LoopThread.current {
+                    loop.schedule(at: deadline) { once.resume(true) }
+                } else {
+                    timerQueue.asyncAfter(deadline: .now() + .nanoseconds(Int(deadline - now))) { once.resume(true) }
+                }
             }
         } onCancel: {
             once.resume(false)

@@ -11,22 +11,28 @@ import Foundation
 ///   request to the same URL as the handle's previous one skips curl's URL parsing (default 1).
 /// - `FLEET_HTTP_CLOCK=cached|fresh` — curl's timer callback computes its deadline from the
 ///   I/O loop's clock reading of this turn instead of reading the clock again (default cached).
+/// - `FLEET_USERS_ON=loop|pool` — where virtual users run (`fleet run`, `fleet capacity`): on
+///   the engine's I/O loops, one per core, with completions and think-time timers on the same
+///   thread (`IOLoop+Executor`, default), or on Swift's cooperative pool with completions
+///   dispatched to a queue and Dispatch timers (as before issue 18's third pass).
 public struct EngineLevers: Sendable, CustomStringConvertible {
     public var parsedURLs: Bool
     public var cachedClock: Bool
+    public var usersOnLoops: Bool
 
     public static let current = EngineLevers(environment: ProcessInfo.processInfo.environment)
 
     public init(environment: [String: String]) {
         parsedURLs = environment["FLEET_CURLU"] != "0"
         cachedClock = environment["FLEET_HTTP_CLOCK"] != "fresh"
+        usersOnLoops = environment["FLEET_USERS_ON"] != "pool"
     }
 
     /// The allocator libcurl was given ("pool" or "libc"); valid once an engine exists.
     public static var allocator: String { String(cString: fleet_curl_allocator()) }
 
-    /// "alloc=pool curlu=1 clock=cached", for reports.
+    /// "alloc=pool curlu=1 clock=cached users=loop", for reports.
     public var description: String {
-        "alloc=\(Self.allocator) curlu=\(parsedURLs ? 1 : 0) clock=\(cachedClock ? "cached" : "fresh")"
+        "alloc=\(Self.allocator) curlu=\(parsedURLs ? 1 : 0) clock=\(cachedClock ? "cached" : "fresh") users=\(usersOnLoops ? "loop" : "pool")"
     }
 }

@@ -1,6 +1,8 @@
 import CCurl
 import CCurlShim
 import Dispatch
+import FleetCore
+import Foundation
 import Synchronization
 
 /// The bench's HTTP client: libcurl's multi interface on a few I/O threads, completing every
@@ -45,6 +47,17 @@ public final class HTTPEngine: Sendable {
         public var sourceAddress: String?
 
         public init() {}
+
+        /// An engine for virtual users (`fleet run`, `fleet capacity`): when they run on the
+        /// loops (`EngineLevers.usersOnLoops`), one loop per core (at most 16), since each loop
+        /// is one thread for its users' work as well as their I/O; else one I/O thread.
+        public static func forVirtualUsers() -> Configuration {
+            var c = Configuration()
+            if EngineLevers.current.usersOnLoops {
+                c.ioThreads = min(16, max(1, ProcessInfo.processInfo.activeProcessorCount))
+            }
+            return c
+        }
     }
 
     private let loops: [IOLoop]
@@ -80,20 +93,36 @@ public final class HTTPEngine: Sendable {
 
     deinit { shutdown() }
 
-    /// Starts `request`; `completion` runs once on `queue` with the response or the error.
+    /// Starts `request`; `completion` runs once on `queue` with the response or the error. With
+    /// no queue it runs on the engine's I/O thread, which it must not hold up: resuming a
+    /// continuation is what it is for.
+    ///
+    /// A request sent from a task running on one of this engine's loops (`userExecutors`) goes
+    /// to that loop, so the user, its transfers and their completions share one thread.
     @discardableResult
-    public func send(_ request: HTTPRequest, queue: DispatchQueue,
+    public func send(_ request: HTTPRequest, queue: DispatchQueue?,
                      completion: @escaping @Sendable (Result<HTTPResponse, HTTPError>) -> Void) -> HTTPTransfer {
-        let index = loops.count == 1 ? 0 : next.wrappingAdd(1, ordering: .relaxed).oldValue % loops.count
-        let loop = loops[index]
+        let loop: IOLoop
+        if loops.count == 1 {
+            loop = loops[0]
+        } else if let current = LoopThread.current as? IOLoop, loops.contains(where: { $0 === current }) {
+            loop = current
+        } else {
+            loop = loops[next.wrappingAdd(1, ordering: .relaxed).oldValue % loops.count]
+        }
         RequestLog.shared?.append(request)
         let transfer = HTTPTransfer(request: request, queue: queue, loop: loop,
                                     maxResponseBytes: maxResponseBytes, completion: completion)
         if !loop.submit(transfer) {
-            queue.async { completion(.failure(HTTPError(kind: .aborted, message: "engine shut down"))) }
+            (queue ?? .global()).async { completion(.failure(HTTPError(kind: .aborted, message: "engine shut down"))) }
         }
         return transfer
     }
+
+    /// Executors for the virtual users' tasks (`Task(executorPreference:)`): the I/O loops
+    /// themselves. A user whose task prefers one runs, sends, is answered and sleeps on that
+    /// loop's thread (`IOLoop+Executor`). Spread users over all of them; each is one thread.
+    public var userExecutors: [any TaskExecutor] { loops }
 
     /// Transfers sent and not yet completed (a generator-health figure).
     public var inFlight: Int {

@@ -16,7 +16,8 @@ import Synchronization
 // @unchecked: `cancelled` is an Atomic; the other `var`s are confined to the owning I/O thread.
 public final class HTTPTransfer: @unchecked Sendable {
     let request: HTTPRequest
-    let queue: DispatchQueue
+    /// Where the completion runs; nil = on the I/O thread itself (`HTTPEngine.send`).
+    let queue: DispatchQueue?
     let completion: @Sendable (Result<HTTPResponse, HTTPError>) -> Void
     private let loop: IOLoop
     private let cancelled = Atomic<Bool>(false)
@@ -43,7 +44,7 @@ public final class HTTPTransfer: @unchecked Sendable {
     var overflow: HTTPError?
     let maxResponseBytes: Int
 
-    init(request: HTTPRequest, queue: DispatchQueue, loop: IOLoop, maxResponseBytes: Int,
+    init(request: HTTPRequest, queue: DispatchQueue?, loop: IOLoop, maxResponseBytes: Int,
          completion: @escaping @Sendable (Result<HTTPResponse, HTTPError>) -> Void) {
         self.request = request
         self.queue = queue

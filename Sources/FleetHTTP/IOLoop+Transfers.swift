@@ -123,22 +123,29 @@ extension IOLoop {
         completed.append((t, result))
     }
 
-    /// Dispatches this iteration's completions, one block per distinct queue (usually one), so a
-    /// burst of responses costs one queue wake-up instead of one each.
+    /// Hands over this iteration's completions: those sent without a queue run here, on the I/O
+    /// thread (they resume a task); the others are dispatched one block per distinct queue
+    /// (usually one), so a burst of responses costs one queue wake-up instead of one each.
     func flushCompletions() {
         guard !completed.isEmpty else { return }
-        let batch = completed
+        var all = completed
         completed.removeAll(keepingCapacity: true)
-        inFlight.wrappingSubtract(batch.count, ordering: .relaxed)
+        inFlight.wrappingSubtract(all.count, ordering: .relaxed)
+        if all.contains(where: { $0.0.queue == nil }) {
+            for (t, result) in all where t.queue == nil { t.completion(result) }
+            all.removeAll { $0.0.queue == nil }
+            guard !all.isEmpty else { return }
+        }
+        let batch = all
         let queue = batch[0].0.queue
         if batch.allSatisfy({ $0.0.queue === queue }) {
-            queue.async { for (t, result) in batch { t.completion(result) } }
+            queue?.async { for (t, result) in batch { t.completion(result) } }
             return
         }
         var groups: [ObjectIdentifier: [(HTTPTransfer, Result<HTTPResponse, HTTPError>)]] = [:]
-        for item in batch { groups[ObjectIdentifier(item.0.queue), default: []].append(item) }
+        for item in batch { if let q = item.0.queue { groups[ObjectIdentifier(q), default: []].append(item) } }
         for group in groups.values {
-            group[0].0.queue.async { for (t, result) in group { t.completion(result) } }
+            group[0].0.queue?.async { for (t, result) in group { t.completion(result) } }
         }
     }
 }

@@ -23,13 +23,17 @@ final class IOLoop: @unchecked Sendable {
     struct Pending {
         var submissions: [HTTPTransfer] = []
         var cancels: [HTTPTransfer] = []
+        /// Jobs of user tasks enqueued from other threads (`IOLoop+Executor`).
+        var jobs: [UnownedJob] = []
         var stopping = false
+        /// Set once the thread has exited: later jobs go to Swift's global executor.
+        var closed = false
     }
 
     let connectTimeout: Double
     private let epollFD: Int32
     private let wakeFD: Int32
-    private let pending = Mutex(Pending())
+    let pending = Mutex(Pending())
     /// True while the thread is (about to be) blocked in epoll_wait; a submitter that flips it
     /// back is the one that writes the eventfd, so a busy loop costs no wake-up syscalls.
     private let sleeping = Atomic<Bool>(false)
@@ -58,6 +62,13 @@ final class IOLoop: @unchecked Sendable {
     /// place with `waitsForUploadSlot` cleared and are skipped).
     var uploadQueue: [HTTPTransfer] = []
     var uploadQueueHead = 0
+    /// Jobs of user tasks enqueued on this thread, and the batch being run.
+    var localJobs: [UnownedJob] = []
+    var jobBatch: [UnownedJob] = []
+    /// Transfers sent by user tasks running on this thread, started after their batch of jobs.
+    var localSubmissions: [HTTPTransfer] = []
+    /// `Pause` timers of the user tasks on this thread.
+    var timers = TimerHeap()
 
     init(configuration: HTTPEngine.Configuration, index: Int) throws {
         let ep = epoll_create1(Int32(EPOLL_CLOEXEC))
@@ -109,6 +120,11 @@ final class IOLoop: @unchecked Sendable {
     func submit(_ transfer: HTTPTransfer) -> Bool {
         // Counted before it becomes visible to the I/O thread, so the count never goes negative.
         inFlight.wrappingAdd(1, ordering: .relaxed)
+        // A user task running on this loop: no lock, no wake-up; started after its job batch.
+        if isLoopThread {
+            localSubmissions.append(transfer)
+            return true
+        }
         let accepted = pending.withLock { p -> Bool in
             if p.stopping { return false }
             p.submissions.append(transfer)
@@ -138,7 +154,7 @@ final class IOLoop: @unchecked Sendable {
         exited.wait()
     }
 
-    private func wakeIfSleeping() {
+    func wakeIfSleeping() {
         if sleeping.exchange(false, ordering: .sequentiallyConsistent) { wake() }
     }
 
@@ -150,8 +166,11 @@ final class IOLoop: @unchecked Sendable {
     // MARK: I/O thread.
 
     private func run() {
+        LoopThread.set(self)
+        defer { LoopThread.set(nil) }
         var submissions: [HTTPTransfer] = []
         var cancels: [HTTPTransfer] = []
+        var jobs: [UnownedJob] = []
         var stopping = false
         let capacity: Int32 = 1024
         let events = UnsafeMutablePointer<epoll_event>.allocate(capacity: Int(capacity))
@@ -160,7 +179,12 @@ final class IOLoop: @unchecked Sendable {
             pending.withLock { p in
                 swap(&submissions, &p.submissions)
                 swap(&cancels, &p.cancels)
+                swap(&jobs, &p.jobs)
                 stopping = p.stopping
+            }
+            if !jobs.isEmpty {
+                localJobs.append(contentsOf: jobs)
+                jobs.removeAll(keepingCapacity: true)
             }
             for t in submissions { start(t) }
             submissions.removeAll(keepingCapacity: true)
@@ -173,16 +197,30 @@ final class IOLoop: @unchecked Sendable {
             }
             cancels.removeAll(keepingCapacity: true)
             if stopping { break }
-            let now = cachedClock ? turnClock : MonotonicClock.now()
-            for shard in shards { shard.fireTimerIfDue(now: now) }
-            collectFinished()
-            // Slots freed by this iteration's finished or cancelled uploads go to waiting ones
-            // here, outside curl's callbacks and its info-read loop.
-            startQueuedUploads()
-            flushCompletions()
+            // User tasks on this loop: timers due, then the jobs queued (their requests start
+            // right after), then curl's work; answers that resumed tasks are run in the same
+            // turn, a few rounds at most before the sockets are polled again.
+            var rounds = 0
+            repeat {
+                rounds += 1
+                if !timers.isEmpty { fireDueTimers(now: MonotonicClock.now()) }
+                runJobs()
+                if !localSubmissions.isEmpty {
+                    for t in localSubmissions { start(t) }
+                    localSubmissions.removeAll(keepingCapacity: true)
+                }
+                let now = cachedClock ? turnClock : MonotonicClock.now()
+                for shard in shards { shard.fireTimerIfDue(now: now) }
+                collectFinished()
+                // Slots freed by this iteration's finished or cancelled uploads go to waiting ones
+                // here, outside curl's callbacks and its info-read loop.
+                startQueuedUploads()
+                flushCompletions()
+            } while !localJobs.isEmpty && rounds < 4
 
             sleeping.store(true, ordering: .sequentiallyConsistent)
-            let hasWork = pending.withLock { !$0.submissions.isEmpty || !$0.cancels.isEmpty || $0.stopping }
+            let hasWork = !localJobs.isEmpty
+                || pending.withLock { !$0.submissions.isEmpty || !$0.cancels.isEmpty || !$0.jobs.isEmpty || $0.stopping }
             let n = epoll_wait(epollFD, events, capacity, hasWork ? 0 : waitMillis())
             sleeping.store(false, ordering: .sequentiallyConsistent)
             if cachedClock { setTurnClock(MonotonicClock.now()) }
@@ -202,6 +240,7 @@ final class IOLoop: @unchecked Sendable {
             }
         }
         shutDownTransfers()
+        handOffAfterStop()
         // Idle easy handles are already out of their multi handles; free both on this thread.
         idle.removeAll()
         shards.removeAll()
@@ -214,7 +253,8 @@ final class IOLoop: @unchecked Sendable {
             defer { p.submissions.removeAll() }
             return p.submissions
         }
-        for t in late { complete(t, .failure(HTTPError(kind: .aborted, message: "engine shut down"))) }
+        for t in late + localSubmissions { complete(t, .failure(HTTPError(kind: .aborted, message: "engine shut down"))) }
+        localSubmissions.removeAll()
         while let t = nextQueuedUpload() {
             complete(t, .failure(HTTPError(kind: .aborted, message: "engine shut down")))
         }
@@ -231,9 +271,10 @@ final class IOLoop: @unchecked Sendable {
         for shard in shards { shard.turnClock = now }
     }
 
-    /// Milliseconds until curl's timer, rounded up, at most 1 s (a bound, not a need).
+    /// Milliseconds until curl's timer or the users' next timer, rounded up, at most 1 s (a
+    /// bound, not a need).
     private func waitMillis() -> Int32 {
-        let timerDeadline = shards.reduce(UInt64.max) { min($0, $1.timerDeadline) }
+        let timerDeadline = shards.reduce(timers.nextDeadline) { min($0, $1.timerDeadline) }
         if timerDeadline == .max { return 1000 }
         let now = MonotonicClock.now()
         if now >= timerDeadline { return 0 }

@@ -38,7 +38,7 @@ public final class CapacityRun: Sendable {
         let (base, stack) = try RunTarget.resolve(target: options.effectiveTarget, allowRemote: options.allowRemote,
                                                     settings: profile.stack, launcher: launcher, say: say)
         defer { stack?.stop() }
-        var engineConfig = HTTPEngine.Configuration()
+        var engineConfig = HTTPEngine.Configuration.forVirtualUsers()
         engineConfig.maxConnections = profile.client.connections
         let engine = try HTTPEngine(configuration: engineConfig)
         defer { engine.shutdown() }

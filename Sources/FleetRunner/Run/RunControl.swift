@@ -21,6 +21,9 @@ public final class RunControl: Sendable {
         /// Slot tasks (closed models) asleep until their next user's turn. No user walks in them,
         /// so a stop of arrivals cancels them, which ends their sleep and with it the slot.
         var waitingSlots: Set<Int> = []
+        /// Where user and slot tasks run (`HTTPEngine.userExecutors`), dealt round-robin; empty
+        /// = Swift's global executor.
+        var executors: [any TaskExecutor] = []
     }
 
     private struct Drainer {
@@ -39,6 +42,10 @@ public final class RunControl: Sendable {
     public var liveTasks: Int { state.withLock { $0.tasks.count } }
     /// `drain` calls waiting now (tests wait for one to be waiting before they end the last user).
     var waitingDrains: Int { state.withLock { $0.drainers.count } }
+
+    /// User and slot tasks spawned from now on prefer these executors (the engine's I/O loops),
+    /// dealt round-robin; an empty list leaves them on Swift's global executor.
+    public func runUsers(on executors: [any TaskExecutor]) { state.withLock { $0.executors = executors } }
 
     /// No user starts at or after `instant` (the profile's duration cap).
     public func setArrivalsDeadline(_ instant: UInt64) { state.withLock { $0.deadline = instant } }
@@ -120,7 +127,8 @@ public final class RunControl: Sendable {
             s.nextId += 1
             if user { s.active += 1 }
             let id = s.nextId
-            let task = Task {
+            let executor = s.executors.isEmpty ? nil : s.executors[id % s.executors.count]
+            let task = Task(executorPreference: executor) {
                 await body(id)
                 self.ended(id, user: user)
             }

@@ -95,11 +95,12 @@ public final class RunSession: Sendable {
             if let a = options.sourceAddress, !Loopback.isLoopbackAddress(a), !options.allowRemote {
                 throw RunnerError.failed("--source-address \(a) is not a loopback address; pass --allow-remote to send from another interface")
             }
-            var engineConfig = HTTPEngine.Configuration()
+            var engineConfig = HTTPEngine.Configuration.forVirtualUsers()
             engineConfig.maxConnections = profile.client.connections
             engineConfig.sourceAddress = options.sourceAddress
             let e = try HTTPEngine(configuration: engineConfig)
             engine = e
+            if EngineLevers.current.usersOnLoops { control.runUsers(on: e.userExecutors) }
             try await Preflight.check(base: base, engine: e, timeoutS: options.reachTimeoutS)
             let recordings: any RecordingSource
             let loadStart = MonotonicClock.now()
