@@ -45,7 +45,7 @@ final class LoopExecutorTests: XCTestCase {
         return box.value
     }
 
-    private func send(_ engine: HTTPEngine, _ url: String) async -> Result<HTTPResponse, HTTPError> {
+    private static func send(_ engine: HTTPEngine, _ url: String) async -> Result<HTTPResponse, HTTPError> {
         await withCheckedContinuation { c in
             engine.send(HTTPRequest(method: "GET", url: url), queue: nil) { c.resume(returning: $0) }
         }
@@ -89,7 +89,7 @@ final class LoopExecutorTests: XCTestCase {
                 let slept = await Pause.until(deadline)
                 let woke = MonotonicClock.now()
                 where_.append(Self.loopIndex(engine))
-                let r2 = await self.send(engine, url)
+                let r2 = await Self.send(engine, url)
                 where_.append(Self.loopIndex(engine))
                 let statuses = [r1, r2].map { (try? $0.get())?.status }
                 return where_ + [statuses == [200, 200] ? 1 : 0, slept && woke >= deadline ? 1 : 0, inFlightWhileSent.value]
@@ -142,8 +142,9 @@ final class LoopExecutorTests: XCTestCase {
         XCTAssertEqual(result.value?.onLoop, false, "after the stop the task runs on Swift's global executor")
 
         // A task started on the stopped loop runs too, and a send from it fails as aborted.
+        let url = baseURL + "/healthz"
         let after = run(on: executor) { () -> (Bool, HTTPErrorKind?) in
-            let r = await self.send(engine, self.baseURL + "/healthz")
+            let r = await Self.send(engine, url)
             if case let .failure(e) = r { return (LoopThread.current == nil, e.kind) }
             return (LoopThread.current == nil, nil)
         }
