@@ -61,6 +61,14 @@ enum Redact {
         var h: UInt64 = 0xcbf2_9ce4_8422_2325
         for b in bytes { h = (h ^ UInt64(b)) &* 0x100_0000_01b3 }
         let digest = Hex.encode((0..<6).map { UInt8(truncatingIfNeeded: h >> (56 - 8 * $0)) })
+        // Serialised JSON is mostly ASCII: when the first `limit + 1` bytes are ASCII (and hold no
+        // CR, which joins a following LF into one character), they are `limit + 1` characters,
+        // so the cut needs no grapheme walk (which cost more than the serialisation).
+        let probe = min(bytes.count, limit + 1)
+        if !bytes[..<probe].contains(where: { $0 >= 0x80 || $0 == 0x0d }) {
+            let text = String(decoding: bytes[..<min(bytes.count, limit)], as: UTF8.self)
+            return (digest, bytes.count > limit ? text + "…" : text)
+        }
         // A scalar is at most 4 bytes: decoding that many is usually enough to cut `limit`
         // characters; long runs of combining marks (several scalars per character) fall back to all.
         let headBytes = 4 * limit + 4

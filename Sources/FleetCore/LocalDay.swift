@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A timezone as the API names it: an IANA name or a `±HH:MM` offset; UTC when unknown
 /// (API.md "Streak"). Gives the local calendar day of an instant, for streak-day checks.
@@ -11,11 +12,22 @@ public struct LocalTimeZone: Sendable {
         let s = raw.trimmingCharacters(in: .whitespaces)
         if let off = Self.parseOffset(s) {
             identifier = s; fixedOffsetS = off; zone = nil
-        } else if !s.isEmpty, let tz = TimeZone(identifier: s) {
+        } else if !s.isEmpty, let tz = Self.named(s) {
             identifier = s; fixedOffsetS = nil; zone = tz
         } else {
             identifier = "UTC"; fixedOffsetS = 0; zone = nil
         }
+    }
+
+    /// Foundation's zone of an IANA name, looked up once per name per process: every checked
+    /// user builds one, and `TimeZone(identifier:)` reads and parses the zone's file each time.
+    private static let zones = Mutex<[String: TimeZone?]>([:])
+
+    private static func named(_ name: String) -> TimeZone? {
+        if let known = zones.withLock({ $0[name] }) { return known }
+        let tz = TimeZone(identifier: name)
+        zones.withLock { $0[name] = tz }
+        return tz
     }
 
     /// `+05:45` → 20700; anything else nil.

@@ -24,21 +24,23 @@ extension Corpus {
                      using random: inout SeededRandom) -> Clip {
         // Runs for every take: the language's primary subtag is cut once, and each clip's is
         // compared in place (LanguageTag.sameLanguage builds two lower-cased strings per clip).
+        // The filters keep clip indices, not clips: copying a Clip (its manifest entry's strings)
+        // into each filtered array was most of a take's cost.
         let want = Array(LanguageTag.primary(language).utf8)
-        let ofLanguage = want.isEmpty ? [] : clips.filter { Self.hasPrimary($0.language, want) }
-        let pool = ofLanguage.isEmpty ? clips : ofLanguage
+        let ofLanguage = want.isEmpty ? [] : clips.indices.filter { Self.hasPrimary(clips[$0].language, want) }
+        let pool = ofLanguage.isEmpty ? Array(clips.indices) : ofLanguage
         var classes: [ClipClass] = []
         var weights: [Double] = []
         for name in classMix.keys.sorted() {
             guard let w = classMix[name], w > 0, let c = ClipClass(rawValue: name),
-                  pool.contains(where: { $0.clipClass == c }) else { continue }
+                  pool.contains(where: { clips[$0].clipClass == c }) else { continue }
             classes.append(c)
             weights.append(w)
         }
         let chosen: ClipClass? = classes.isEmpty ? nil : classes[random.weightedIndex(weights)]
-        let ofClass = pool.filter { $0.clipClass == (chosen ?? .speech) }
-        let candidates: [Clip]
-        if let inRound = Optional(ofClass.filter { $0.round == round }), !inRound.isEmpty {
+        let ofClass = pool.filter { clips[$0].clipClass == (chosen ?? .speech) }
+        let candidates: [Int]
+        if let inRound = Optional(ofClass.filter { clips[$0].round == round }), !inRound.isEmpty {
             candidates = inRound
         } else if !ofClass.isEmpty {
             candidates = ofClass
@@ -46,7 +48,7 @@ extension Corpus {
             candidates = pool
         }
         let i = min(candidates.count - 1, Int(random.unit() * Double(candidates.count)))
-        return candidates[i]
+        return clips[candidates[i]]
     }
 
     /// Problems with a profile's class mix, each naming the key: unknown classes, negative

@@ -69,6 +69,9 @@ final class IOLoop: @unchecked Sendable {
     var localSubmissions: [HTTPTransfer] = []
     /// `Pause` timers of the user tasks on this thread.
     var timers = TimerHeap()
+    /// Set when the thread starts aborting everything: a send from a completion it runs then is
+    /// refused (completed as aborted) instead of queued behind the last look at the queue.
+    var shuttingDown = false
 
     init(configuration: HTTPEngine.Configuration, index: Int) throws {
         let ep = epoll_create1(Int32(EPOLL_CLOEXEC))
@@ -120,8 +123,13 @@ final class IOLoop: @unchecked Sendable {
     func submit(_ transfer: HTTPTransfer) -> Bool {
         // Counted before it becomes visible to the I/O thread, so the count never goes negative.
         inFlight.wrappingAdd(1, ordering: .relaxed)
-        // A user task running on this loop: no lock, no wake-up; started after its job batch.
+        // From this loop's thread (a user task, or a completion sending the next request): no
+        // lock, no wake-up; started later in the same turn.
         if isLoopThread {
+            if shuttingDown {
+                inFlight.wrappingSubtract(1, ordering: .relaxed)
+                return false
+            }
             localSubmissions.append(transfer)
             return true
         }
@@ -216,10 +224,10 @@ final class IOLoop: @unchecked Sendable {
                 // here, outside curl's callbacks and its info-read loop.
                 startQueuedUploads()
                 flushCompletions()
-            } while !localJobs.isEmpty && rounds < 4
+            } while (!localJobs.isEmpty || !localSubmissions.isEmpty) && rounds < 4
 
             sleeping.store(true, ordering: .sequentiallyConsistent)
-            let hasWork = !localJobs.isEmpty
+            let hasWork = !localJobs.isEmpty || !localSubmissions.isEmpty
                 || pending.withLock { !$0.submissions.isEmpty || !$0.cancels.isEmpty || !$0.jobs.isEmpty || $0.stopping }
             let n = epoll_wait(epollFD, events, capacity, hasWork ? 0 : waitMillis())
             sleeping.store(false, ordering: .sequentiallyConsistent)
@@ -249,6 +257,7 @@ final class IOLoop: @unchecked Sendable {
 
     /// Shutdown: whatever arrived last and whatever is running ends as aborted.
     private func shutDownTransfers() {
+        shuttingDown = true
         let late = pending.withLock { p -> [HTTPTransfer] in
             defer { p.submissions.removeAll() }
             return p.submissions

@@ -28,4 +28,19 @@ final class TraceDigestTests: XCTestCase {
         XCTAssertTrue(e.hasPrefix(#"{"s":"éé"#))
         XCTAssertTrue(e.hasSuffix("é…"))
     }
+
+    func testAnASCIIExcerptIsCutAtItsLimitAndACombiningMarkAtTheCutStaysWithItsLetter() {
+        // {"s":" is 6 bytes; 234 more ASCII letters reach the 240-byte limit exactly.
+        let exact: JSONValue = ["s": .string(String(repeating: "a", count: 233))]  // 6 + 233 + 1 quote + 1 brace = 241 bytes
+        let (_, e1) = Redact.digestAndExcerpt(exact, limit: 240)
+        XCTAssertEqual(e1.count, 241)
+        XCTAssertEqual(e1, #"{"s":""# + String(repeating: "a", count: 233) + #"""# + "…")
+        let fits: JSONValue = ["s": .string(String(repeating: "a", count: 232))]  // 240 bytes: no cut
+        XCTAssertEqual(Redact.digestAndExcerpt(fits, limit: 240).excerpt, #"{"s":""# + String(repeating: "a", count: 232) + #""}"#)
+        // The 240th character is an "e" whose combining acute accent follows it: the cut keeps both.
+        let marked: JSONValue = ["s": .string(String(repeating: "a", count: 233) + "e\u{301}" + String(repeating: "b", count: 50))]
+        let (_, e2) = Redact.digestAndExcerpt(marked, limit: 240)
+        XCTAssertEqual(e2.count, 241, "240 characters and the ellipsis")
+        XCTAssertTrue(e2.hasSuffix("e\u{301}…"), String(e2.suffix(3)))
+    }
 }

@@ -3,6 +3,7 @@ import FleetCore
 import FleetHTTP
 import FleetMetrics
 import Foundation
+import Synchronization
 
 /// A raw load mode like wrk/wrk2: one GET repeated over N connections for D seconds, through the
 /// same `HTTPEngine` and the same `Recorder` as the fleet, so its figures are the fleet's own
@@ -55,38 +56,41 @@ public enum Blast {
     }
 }
 
-/// The per-connection send loops of one blast; all its state lives on `queue`.
+/// The per-connection send loops of one blast.
 ///
-/// `@unchecked Sendable`: every mutable field is read and written only on the serial `queue`
-/// (completions are delivered there by the engine, timers fire there), except `idle`, a semaphore.
-// @unchecked: mutable fields confined to the serial `queue`.
-final class BlastDriver: @unchecked Sendable {
+/// Completions run on the engine's I/O thread (`send(queue: nil)`), and the next request of a
+/// connection is sent from there: the loop starts it in the same turn, with no queue hop and no
+/// wake-up, as wrk's own loop does. Paced sends wait on the loop's timers (`LoopThread`). The few
+/// counters sit behind one lock, uncontended with one I/O thread.
+final class BlastDriver: Sendable {
+    private struct State {
+        var cursor: [Int]
+        var live = 0
+        /// Responses (any status) within the interval; transport errors are counted apart, as wrk does.
+        var responses: Int64 = 0
+        var non2xx: Int64 = 0
+        var errors: [HTTPErrorKind: Int64] = [:]
+    }
+
     private let engine: HTTPEngine
     private let recorder: Recorder
     /// The request each connection repeats, or (`--replay`) the recorded sequence each one walks
     /// in order, connection i starting at i/connections of the way through.
     private let requests: [HTTPRequest]
-    private var cursor: [Int]
+    private let state: Mutex<State>
     private let endpoint: String
     private let connections: Int
     private let deadline: UInt64
     private let start: UInt64
     /// Nanoseconds between sends of one connection under a rate; nil = closed loop.
     private let interval: UInt64?
-    private let queue = DispatchQueue(label: "fleet.blast")
     private let idle = DispatchSemaphore(value: 0)
-
-    private var live = 0
-    /// Responses (any status) within the interval; transport errors are counted apart, as wrk does.
-    private var responses: Int64 = 0
-    private var non2xx: Int64 = 0
-    private var errors: [HTTPErrorKind: Int64] = [:]
 
     init(engine: HTTPEngine, recorder: Recorder, options: BlastOptions, replay: [HTTPRequest] = [], start: UInt64) {
         self.engine = engine
         self.recorder = recorder
         self.requests = replay.isEmpty ? [HTTPRequest(method: "GET", url: options.url, timeout: options.timeoutSeconds)] : replay
-        self.cursor = (0..<options.connections).map { $0 * replay.count / options.connections }
+        self.state = Mutex(State(cursor: (0..<options.connections).map { $0 * replay.count / options.connections }))
         self.endpoint = options.endpoint
         self.connections = options.connections
         self.start = start
@@ -96,14 +100,12 @@ final class BlastDriver: @unchecked Sendable {
 
     /// Starts every connection's loop; under a rate their first sends are staggered evenly.
     func launch() {
-        queue.sync {
-            live = connections
-            for i in 0..<connections {
-                if let interval {
-                    schedule(intended: start + interval * UInt64(i) / UInt64(connections), connection: i)
-                } else {
-                    send(intended: MonotonicClock.now(), connection: i)
-                }
+        state.withLock { $0.live = connections }
+        for i in 0..<connections {
+            if let interval {
+                schedule(intended: start + interval * UInt64(i) / UInt64(connections), connection: i)
+            } else {
+                send(intended: MonotonicClock.now(), connection: i)
             }
         }
     }
@@ -114,20 +116,22 @@ final class BlastDriver: @unchecked Sendable {
     }
 
     func counts() -> (responses: Int64, non2xx: Int64, errors: [HTTPErrorKind: Int64]) {
-        queue.sync { (responses, non2xx, errors) }
+        state.withLock { ($0.responses, $0.non2xx, $0.errors) }
     }
 
-    // MARK: On `queue`.
+    // MARK: On the I/O thread (and the caller's, for the first sends).
 
     private func send(intended: UInt64, connection: Int) {
         let actual = MonotonicClock.now()
         guard actual < deadline else { return end() }
         var request = requests[0]
         if requests.count > 1 {
-            request = requests[cursor[connection]]
-            cursor[connection] = (cursor[connection] + 1) % requests.count
+            request = state.withLock { s in
+                defer { s.cursor[connection] = (s.cursor[connection] + 1) % requests.count }
+                return requests[s.cursor[connection]]
+            }
         }
-        engine.send(request, queue: queue) { [self] result in
+        engine.send(request, queue: nil) { [self] result in
             handle(result, intended: intended, actual: actual, connection: connection)
         }
     }
@@ -137,12 +141,14 @@ final class BlastDriver: @unchecked Sendable {
         guard now <= deadline else { return end() }
         switch result {
         case .success(let r):
-            responses += 1
-            if r.status < 200 || r.status > 299 { non2xx += 1 }
+            state.withLock { s in
+                s.responses += 1
+                if r.status < 200 || r.status > 299 { s.non2xx += 1 }
+            }
             recorder.recordRequest(endpoint, intended: intended, actual: actual, end: now, status: r.status,
                                    errorCode: nil, message: nil, breakdown: r.timings)
         case .failure(let e):
-            errors[e.kind, default: 0] += 1
+            state.withLock { $0.errors[e.kind, default: 0] += 1 }
             recorder.recordRequest(endpoint, intended: intended, actual: actual, end: now, status: nil,
                                    errorCode: e.kind.rawValue, message: e.message, breakdown: nil)
         }
@@ -158,14 +164,21 @@ final class BlastDriver: @unchecked Sendable {
         let now = MonotonicClock.now()
         if intended <= now { return send(intended: intended, connection: connection) }
         guard intended < deadline else { return end() }
-        queue.asyncAfter(deadline: .now() + .nanoseconds(Int(intended - now))) { [self] in
-            send(intended: intended, connection: connection)
+        if let loop = LoopThread.current {
+            loop.schedule(at: intended) { [self] in send(intended: intended, connection: connection) }
+        } else {
+            DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(intended - now))) { [self] in
+                send(intended: intended, connection: connection)
+            }
         }
     }
 
     /// One connection's loop is over; the last one releases `waitUntilIdle`.
     private func end() {
-        live -= 1
-        if live == 0 { idle.signal() }
+        let last = state.withLock { s -> Bool in
+            s.live -= 1
+            return s.live == 0
+        }
+        if last { idle.signal() }
     }
 }

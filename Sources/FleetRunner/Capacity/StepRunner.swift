@@ -74,7 +74,7 @@ final class LiveStepRunner: CapacityStepRunner, Sendable {
         let fleet = Fleet(profile: stepProfile, world: world, control: control)
         let alreadyStopped = state.withLock { s -> Bool in s.current = control; return s.stopped }
         if alreadyStopped { control.cancelAll() }
-        let stall = profile.debug.map { GeneratorStall.schedule($0, start: start, say: say) }
+        let stall = profile.debug.map { GeneratorStall.schedule($0, start: start, executors: control.userExecutors, say: say) }
         let run = Task { await fleet.run(start: start) }
 
         var windows: [StepWindow] = []

@@ -47,6 +47,9 @@ public final class RunControl: Sendable {
     /// dealt round-robin; an empty list leaves them on Swift's global executor.
     public func runUsers(on executors: [any TaskExecutor]) { state.withLock { $0.executors = executors } }
 
+    /// The executors users run on (empty: Swift's global executor).
+    public var userExecutors: [any TaskExecutor] { state.withLock { $0.executors } }
+
     /// No user starts at or after `instant` (the profile's duration cap).
     public func setArrivalsDeadline(_ instant: UInt64) { state.withLock { $0.deadline = instant } }
 

@@ -122,7 +122,7 @@ public final class RunSession: Sendable {
     /// everyone left cancelled.
     private func walk(_ w: RunWiring) async {
         let profile = options.profile, start = w.start
-        let stall = profile.debug.map { GeneratorStall.schedule($0, start: start, say: say) }
+        let stall = profile.debug.map { GeneratorStall.schedule($0, start: start, executors: control.userExecutors, say: say) }
         let stopper = Task { await self.enforceCap(start: start) }
         await w.fleet.run(start: start)
         // Arrivals are over. Users still walking may finish until the duration cap plus the

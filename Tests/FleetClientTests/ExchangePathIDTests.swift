@@ -1,0 +1,26 @@
+import XCTest
+@testable import FleetClient
+
+/// `Exchange.pathID`: the concrete path's segment where the template has its first `{id}`.
+final class ExchangePathIDTests: XCTestCase {
+    private func id(_ template: String, _ path: String) -> String? {
+        Exchange(template: template, path: path, status: 200, body: nil, intended: 0, sent: 0, received: 0).pathID
+    }
+
+    func testTheSegmentUnderTheFirstPlaceholder() {
+        XCTAssertEqual(id("GET /attempts/{id}", "/attempts/a_1"), "a_1")
+        XCTAssertEqual(id("POST /sessions/{id}/complete", "/sessions/s-12/complete"), "s-12")
+        XCTAssertEqual(id("GET /attempts/{id}/exemplar", "/attempts/x/exemplar"), "x")
+        XCTAssertEqual(id("POST /a/{id}/b/{id}", "/a/first/b/second"), "first", "the first placeholder wins")
+        XCTAssertEqual(id("GET /sessions/{id}", "//sessions//s9/"), "s9", "empty segments are skipped, as split does")
+        XCTAssertEqual(id("/sessions/{id}", "/sessions/é1"), "é1", "a template without a method, a non-ASCII id")
+    }
+
+    func testNoIDWhenTheShapesDifferOrTheTemplateHasNone() {
+        XCTAssertNil(id("GET /attempts/{id}", "/attempts/a_1/audio"), "more segments than the template")
+        XCTAssertNil(id("GET /attempts/{id}/audio", "/attempts/a_1"), "fewer segments than the template")
+        XCTAssertNil(id("GET /home", "/home"))
+        XCTAssertNil(id("PUT upload", "/uploads/u1"))
+        XCTAssertNil(id("GET /attempts/{idx}", "/attempts/a"), "only the exact placeholder counts")
+    }
+}
