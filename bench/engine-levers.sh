@@ -5,20 +5,23 @@
 # requests per client CPU-second as a ratio to wrk's in the same round: median (min–max).
 # Goal (issue 18): 0.45 × wrk on an idle machine, with libcurl kept.
 #
-#   bench/engine-levers.sh [-c CONNECTIONS] [-d SECONDS] [--loaded-ok]
+# With --before BIN, an older fleet binary (all levers on) joins the alternation as `before`.
+#
+#   bench/engine-levers.sh [-c CONNECTIONS] [-d SECONDS] [--before FLEET_BIN] [--loaded-ok]
 #       (defaults 64 and 8; env PAIRS=3, LOAD_MAX, LOAD_WAIT, FLEET_BIN, PORT).
 #       Takes about PAIRS × 7 × (SECONDS + 3) s: 4 min at the defaults.
 set -euo pipefail
 # shellcheck source=bench/peers.sh
 source "$(dirname "$0")/peers.sh"
 
-conns=64 duration=8 port=${PORT:-18091}
+conns=64 duration=8 port=${PORT:-18091} before=
 while [ $# -gt 0 ]; do
     case "$1" in
         -c) conns=$2; shift 2 ;;
         -d) duration=$2; shift 2 ;;
+        --before) before=$2; shift 2 ;;
         --loaded-ok) LOADED_OK=1; shift ;;
-        *) echo "usage: bench/engine-levers.sh [-c CONNECTIONS] [-d SECONDS] [--loaded-ok]" >&2; exit 2 ;;
+        *) echo "usage: bench/engine-levers.sh [-c CONNECTIONS] [-d SECONDS] [--before FLEET_BIN] [--loaded-ok]" >&2; exit 2 ;;
     esac
 done
 ulimit -n 20000 2>/dev/null || true
@@ -55,6 +58,10 @@ for v in "${variants[@]}"; do
     # shellcheck disable=SC2086
     eval "lever_$v() { one $v \"\$1\" env ${envs[$v]} \"$fleet\" blast \"$url\" -c $conns -d $duration; }"
 done
+if [ -n "$before" ]; then
+    lever_before() { one before "$1" "$before" blast "$url" -c "$conns" -d "$duration"; }
+    variants=(before "${variants[@]}")
+fi
 bench_alternate engine-levers lever_wrk "${variants[@]/#/lever_}"
 bench_nginx_stop
 
@@ -75,7 +82,7 @@ section="$work/section.md"
     python3 - "$work" "$PAIRS" "${variants[@]}" <<'PY'
 import os, re, statistics, sys
 work, pairs, variants = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
-envs = {"all_on": "(defaults)", "alloc_libc": "FLEET_CURL_ALLOC=libc",
+envs = {"before": "(the --before binary)", "all_on": "(defaults)", "alloc_libc": "FLEET_CURL_ALLOC=libc",
         "curlu_off": "FLEET_CURLU=0", "clock_fresh": "FLEET_HTTP_CLOCK=fresh",
         "all_off": "FLEET_CURL_ALLOC=libc FLEET_CURLU=0 FLEET_HTTP_CLOCK=fresh"}
 def eff(name, r):

@@ -1,5 +1,6 @@
 import Dispatch
 import FleetCore
+import Synchronization
 
 /// The I/O loop as the executor of virtual users' tasks (`HTTPEngine.userExecutors`), the way an
 /// event-loop server runs its handlers: a user's task, its requests, their completions and its
@@ -60,14 +61,37 @@ extension IOLoop: TaskExecutor, LoopTimers {
         }
         for job in localJobs + remote { Self.runElsewhere(job) }
         localJobs.removeAll()
-        let now = MonotonicClock.now()
-        for t in timers.removeAll() {
-            let fire = t.fire
-            DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(t.deadline > now ? t.deadline - now : 0))) { fire() }
-        }
+        if !timers.isEmpty { OrphanTimers(timers).arm() }
+        timers = TimerHeap()
     }
 
     private static func runElsewhere(_ job: UnownedJob) {
         globalConcurrentExecutor.enqueue(ExecutorJob(job))
+    }
+}
+
+/// The timers of a stopped loop, fired from Dispatch at their deadlines by one timer re-armed
+/// for the earliest (a run's end can leave 200,000 users' think timers behind, most of them for
+/// users already cancelled: one Dispatch timer each cost a second of the exit).
+private final class OrphanTimers: Sendable {
+    private let heap: Mutex<TimerHeap>
+
+    init(_ heap: TimerHeap) { self.heap = Mutex(heap) }
+
+    func arm() {
+        let next = heap.withLock { $0.nextDeadline }
+        guard next != .max else { return }
+        let now = MonotonicClock.now()
+        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(next > now ? next - now : 0))) { [self] in
+            fireDue()
+        }
+    }
+
+    private func fireDue() {
+        let now = MonotonicClock.now()
+        var due: [TimerHeap.Entry] = []
+        heap.withLock { h in while let t = h.popDue(now: now) { due.append(t) } }
+        for t in due { t.fire() }
+        arm()
     }
 }

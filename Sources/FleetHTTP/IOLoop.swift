@@ -229,7 +229,7 @@ final class IOLoop: @unchecked Sendable {
             sleeping.store(true, ordering: .sequentiallyConsistent)
             let hasWork = !localJobs.isEmpty || !localSubmissions.isEmpty
                 || pending.withLock { !$0.submissions.isEmpty || !$0.cancels.isEmpty || !$0.jobs.isEmpty || $0.stopping }
-            let n = epoll_wait(epollFD, events, capacity, hasWork ? 0 : waitMillis())
+            let n = wait(events, capacity, nanos: hasWork ? 0 : waitNanos())
             sleeping.store(false, ordering: .sequentiallyConsistent)
             if cachedClock { setTurnClock(MonotonicClock.now()) }
             for i in 0..<Int(max(n, 0)) {
@@ -280,15 +280,30 @@ final class IOLoop: @unchecked Sendable {
         for shard in shards { shard.turnClock = now }
     }
 
-    /// Milliseconds until curl's timer or the users' next timer, rounded up, at most 1 s (a
-    /// bound, not a need).
-    private func waitMillis() -> Int32 {
+    /// Nanoseconds until curl's timer or the users' next timer, at most 1 s (a bound, not a need).
+    private func waitNanos() -> UInt64 {
         let timerDeadline = shards.reduce(timers.nextDeadline) { min($0, $1.timerDeadline) }
-        if timerDeadline == .max { return 1000 }
+        if timerDeadline == .max { return 1_000_000_000 }
         let now = MonotonicClock.now()
         if now >= timerDeadline { return 0 }
-        return Int32(min(1000, (timerDeadline - now + 999_999) / 1_000_000))
+        return min(1_000_000_000, timerDeadline - now)
     }
+
+    /// Waits for events at most `nanos`. `epoll_pwait2` takes the wait in nanoseconds: with
+    /// users' think times on this loop, `epoll_wait`'s whole milliseconds (rounded up) made every
+    /// pause end up to a millisecond late, which is scheduling lag. Kernels before 5.11 lack it
+    /// (ENOSYS): then milliseconds, rounded up.
+    private func wait(_ events: UnsafeMutablePointer<epoll_event>, _ capacity: Int32, nanos: UInt64) -> Int32 {
+        if Self.preciseWait.load(ordering: .relaxed) {
+            var ts = timespec(tv_sec: Int(nanos / 1_000_000_000), tv_nsec: Int(nanos % 1_000_000_000))
+            let n = epoll_pwait2(epollFD, events, capacity, &ts, nil)
+            if n >= 0 || errno != ENOSYS { return n }
+            Self.preciseWait.store(false, ordering: .relaxed)
+        }
+        return epoll_wait(epollFD, events, capacity, Int32((nanos + 999_999) / 1_000_000))
+    }
+
+    private static let preciseWait = Atomic<Bool>(true)
 
     /// CURLMOPT_SOCKETFUNCTION of every shard: mirror curl's interest in `socket` into the epoll
     /// set, tagged with the shard so a ready socket goes back to the multi handle that owns it.

@@ -53,6 +53,9 @@ final class EngineLeversTests: XCTestCase {
         XCTAssertTrue(EngineLevers(environment: [:]).cachedClock)
         XCTAssertFalse(EngineLevers(environment: ["FLEET_CURLU": "0"]).parsedURLs)
         XCTAssertFalse(EngineLevers(environment: ["FLEET_HTTP_CLOCK": "fresh"]).cachedClock)
+        XCTAssertTrue(EngineLevers(environment: [:]).usersOnLoops)
+        XCTAssertFalse(EngineLevers(environment: ["FLEET_USERS_ON": "pool"]).usersOnLoops)
+        XCTAssertTrue(EngineLevers(environment: ["FLEET_USERS_ON": "pool"]).description.hasSuffix("users=pool"))
     }
 
     /// One pooled handle sends A, A, B, A, then an unparseable URL, then A: each answer is for the

@@ -119,27 +119,35 @@ final class LoopExecutorTests: XCTestCase {
         XCTAssertLessThan(Double((result.value?.1 ?? .max) &- cancelled) / 1e9, 5)
     }
 
-    func testATaskAsleepWhenTheEngineStopsWakesAtItsDeadlineElsewhere() throws {
+    func testTasksAsleepWhenTheEngineStopsWakeAtTheirDeadlinesElsewhere() throws {
         let engine = try HTTPEngine()
-        let asleep = DispatchSemaphore(value: 0)
-        let result = Box<(slept: Bool, late: Bool, onLoop: Bool)?>(nil)
-        let done = DispatchSemaphore(value: 0)
         let executor = engine.userExecutors[0]
-        Task(executorPreference: executor) {
-            let deadline = MonotonicClock.now() &+ 200_000_000
-            // Signalled in the same job as the timer is set: the loop handles the stop only after
-            // this job has suspended, so the timer is in its heap by then.
-            asleep.signal()
-            let slept = await Pause.until(deadline)
-            result.value = (slept, MonotonicClock.now() >= deadline, LoopThread.current != nil)
-            done.signal()
+        // Three sleepers with different deadlines, so the stopped loop's timers are handed on
+        // as a set (one Dispatch timer re-armed for each next deadline).
+        let delays: [UInt64] = [300_000_000, 150_000_000, 220_000_000]
+        let asleep = DispatchSemaphore(value: 0)
+        let done = DispatchSemaphore(value: 0)
+        let results = Box<[Int: (slept: Bool, late: Bool, onLoop: Bool)]>([:])
+        for (i, delay) in delays.enumerated() {
+            Task(executorPreference: executor) {
+                let deadline = MonotonicClock.now() &+ delay
+                // Signalled in the same job as the timer is set: the loop handles the stop only
+                // after this job has suspended, so the timer is in its heap by then.
+                asleep.signal()
+                let slept = await Pause.until(deadline)
+                let r = (slept, MonotonicClock.now() >= deadline, LoopThread.current != nil)
+                results.mutate { $0[i] = r }
+                done.signal()
+            }
         }
-        XCTAssertEqual(asleep.wait(timeout: .now() + 5), .success)
+        for _ in delays { XCTAssertEqual(asleep.wait(timeout: .now() + 5), .success) }
         engine.shutdown()
-        XCTAssertEqual(done.wait(timeout: .now() + 5), .success, "a timer set on a stopped loop must still fire")
-        XCTAssertEqual(result.value?.slept, true)
-        XCTAssertEqual(result.value?.late, true, "moved to Dispatch, the timer keeps its deadline")
-        XCTAssertEqual(result.value?.onLoop, false, "after the stop the task runs on Swift's global executor")
+        for _ in delays { XCTAssertEqual(done.wait(timeout: .now() + 5), .success, "a timer set on a stopped loop must still fire") }
+        for i in delays.indices {
+            XCTAssertEqual(results.value[i]?.slept, true, "sleeper \(i)")
+            XCTAssertEqual(results.value[i]?.late, true, "sleeper \(i): handed on, a timer keeps its deadline")
+            XCTAssertEqual(results.value[i]?.onLoop, false, "sleeper \(i): after the stop the task runs on Swift's global executor")
+        }
 
         // A task started on the stopped loop runs too, and a send from it fails as aborted.
         let url = baseURL + "/healthz"
