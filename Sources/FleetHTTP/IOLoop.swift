@@ -14,8 +14,9 @@ import Synchronization
 /// keeps 2,000 connections nearly as cheap per request as 64 (`curl_multi_poll` re-polls every
 /// socket on every call).
 ///
-/// Other threads only append to the locked submission and cancel lists, and write the eventfd
-/// when the thread is asleep. `@unchecked Sendable`: `pending` is a Mutex and `sleeping` atomic;
+/// Other threads only append to the locked submission, cancel and job lists, and write the
+/// eventfd when the thread is asleep. The thread also runs the tasks of the users that prefer it
+/// (`IOLoop+Executor`), their sends and their timers, without a lock. `@unchecked Sendable`: `pending` is a Mutex and `sleeping` atomic;
 /// everything else is touched only by the I/O thread (callbacks included, as curl calls them
 /// from inside `curl_multi_socket_action` on that thread), or by `init` before it starts.
 // @unchecked: `pending` is a Mutex, `sleeping` an Atomic; the rest is confined to the I/O thread.
@@ -152,6 +153,7 @@ final class IOLoop: @unchecked Sendable {
     }
 
     /// Stops the thread after aborting everything pending and running, and waits for it to exit.
+    /// Never called from a loop's own thread (a user task): it would wait for itself.
     func stop() {
         let first = pending.withLock { p -> Bool in
             defer { p.stopping = true }
