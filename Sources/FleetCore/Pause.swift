@@ -1,11 +1,12 @@
 import Dispatch
 import Synchronization
 
-/// Suspends a virtual user until a monotonic instant, on a Dispatch timer.
+/// Suspends a virtual user until a monotonic instant, on a timer.
 ///
 /// Users never own a thread: a think time or a poll interval is a timer that resumes the user's
-/// task, on the I/O loop that runs the user (`LoopThread`) or on Dispatch. Waking at an absolute instant (not "after N ms") is what lets the bench compare a
-/// request's intended start with its actual start.
+/// task, on the I/O loop that runs the user (`LoopThread`) or on Dispatch. Waking at an absolute
+/// instant (not "after N ms") is what lets the bench compare a request's intended start with its
+/// actual start.
 public enum Pause {
     private static let timerQueue = DispatchQueue(label: "fleet.timers", qos: .userInitiated, attributes: .concurrent)
 
@@ -20,17 +21,19 @@ public enum Pause {
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (c: CheckedContinuation<Bool, Never>) in
                 once.arm(c)
-                // On a loop thread (a user running on the HTTP engine's I/O thread) the loop's own
-                // timer wakes it there; elsewhere a Dispatch timer.
-                if let loop = LoopThread.current {
-                    loop.schedule(at: deadline) { once.resume(true) }
-                } else {
-                    timerQueue.asyncAfter(deadline: .now() + .nanoseconds(Int(deadline - now))) { once.resume(true) }
-                }
+                at(deadline) { once.resume(true) }
             }
         } onCancel: {
             once.resume(false)
         }
+    }
+
+    /// Calls `fire` at or after `deadline`: on a loop thread (a user running on the HTTP engine's
+    /// I/O thread) from that loop's own timers, on its thread; elsewhere from a Dispatch timer.
+    public static func at(_ deadline: UInt64, _ fire: @escaping @Sendable () -> Void) {
+        if let loop = LoopThread.current { return loop.schedule(at: deadline, fire) }
+        let now = MonotonicClock.now()
+        timerQueue.asyncAfter(deadline: .now() + .nanoseconds(Int(deadline > now ? deadline - now : 0)), execute: fire)
     }
 
     /// Suspends for `seconds` from now.

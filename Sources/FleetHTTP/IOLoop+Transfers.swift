@@ -128,18 +128,17 @@ extension IOLoop {
     /// (usually one), so a burst of responses costs one queue wake-up instead of one each.
     func flushCompletions() {
         guard !completed.isEmpty else { return }
-        var all = completed
+        let all = completed
         completed.removeAll(keepingCapacity: true)
         inFlight.wrappingSubtract(all.count, ordering: .relaxed)
-        if all.contains(where: { $0.0.queue == nil }) {
-            for (t, result) in all where t.queue == nil { t.completion(result) }
-            all.removeAll { $0.0.queue == nil }
-            guard !all.isEmpty else { return }
+        var queued: [(HTTPTransfer, Result<HTTPResponse, HTTPError>)] = []
+        for (t, result) in all {
+            if t.queue == nil { t.completion(result) } else { queued.append((t, result)) }
         }
-        let batch = all
-        let queue = batch[0].0.queue
+        guard let queue = queued.first?.0.queue else { return }
+        let batch = queued
         if batch.allSatisfy({ $0.0.queue === queue }) {
-            queue?.async { for (t, result) in batch { t.completion(result) } }
+            queue.async { for (t, result) in batch { t.completion(result) } }
             return
         }
         var groups: [ObjectIdentifier: [(HTTPTransfer, Result<HTTPResponse, HTTPError>)]] = [:]

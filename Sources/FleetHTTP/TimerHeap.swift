@@ -12,7 +12,6 @@ struct TimerHeap {
     private var scheduled: UInt64 = 0
 
     var isEmpty: Bool { entries.isEmpty }
-    var count: Int { entries.count }
     /// The earliest deadline, or `.max` when there is none.
     var nextDeadline: UInt64 { entries.first?.deadline ?? .max }
 
@@ -45,12 +44,6 @@ struct TimerHeap {
             i = m
         }
         return first
-    }
-
-    /// Takes every timer out (the loop is stopping; they move to Dispatch).
-    mutating func removeAll() -> [Entry] {
-        defer { entries = [] }
-        return entries
     }
 
     private static func earlier(_ a: Entry, _ b: Entry) -> Bool {

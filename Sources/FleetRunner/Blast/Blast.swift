@@ -60,7 +60,7 @@ public enum Blast {
 ///
 /// Completions run on the engine's I/O thread (`send(queue: nil)`), and the next request of a
 /// connection is sent from there: the loop starts it in the same turn, with no queue hop and no
-/// wake-up, as wrk's own loop does. Paced sends wait on the loop's timers (`LoopThread`). The few
+/// wake-up, as wrk's own loop does. Paced sends wait on the loop's timers (`Pause.at`). The few
 /// counters sit behind one lock, uncontended with one I/O thread.
 final class BlastDriver: Sendable {
     private struct State {
@@ -164,13 +164,7 @@ final class BlastDriver: Sendable {
         let now = MonotonicClock.now()
         if intended <= now { return send(intended: intended, connection: connection) }
         guard intended < deadline else { return end() }
-        if let loop = LoopThread.current {
-            loop.schedule(at: intended) { [self] in send(intended: intended, connection: connection) }
-        } else {
-            DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(intended - now))) { [self] in
-                send(intended: intended, connection: connection)
-            }
-        }
+        Pause.at(intended) { [self] in send(intended: intended, connection: connection) }
     }
 
     /// One connection's loop is over; the last one releases `waitUntilIdle`.

@@ -69,7 +69,7 @@ final class LiveStepRunner: CapacityStepRunner, Sendable {
         let client = APIClient(settings: clientSettings, engine: engine, recorder: recorder)
         let world = FleetWorld(client: client, recorder: recorder, recordings: recordings, behaviour: profile.behaviour, checker: nil)
         let control = RunControl()
-        if EngineLevers.current.usersOnLoops { control.runUsers(on: engine.userExecutors) }
+        control.runUsers(on: engine)
         let stepProfile = stepProfile(rate: rate, maxS: maxS, index: index)
         let fleet = Fleet(profile: stepProfile, world: world, control: control)
         let alreadyStopped = state.withLock { s -> Bool in s.current = control; return s.stopped }

@@ -1,5 +1,6 @@
 import Dispatch
 import FleetCore
+import FleetHTTP
 import Synchronization
 
 /// The run's stop switch and its registry of live user tasks.
@@ -43,9 +44,13 @@ public final class RunControl: Sendable {
     /// `drain` calls waiting now (tests wait for one to be waiting before they end the last user).
     var waitingDrains: Int { state.withLock { $0.drainers.count } }
 
-    /// User and slot tasks spawned from now on prefer these executors (the engine's I/O loops),
-    /// dealt round-robin; an empty list leaves them on Swift's global executor.
-    public func runUsers(on executors: [any TaskExecutor]) { state.withLock { $0.executors = executors } }
+    /// User and slot tasks spawned from now on prefer `engine`'s I/O loops, dealt round-robin,
+    /// unless `FLEET_USERS_ON=pool` (`EngineLevers.usersOnLoops`) leaves them on Swift's global executor.
+    public func runUsers(on engine: HTTPEngine) {
+        guard EngineLevers.current.usersOnLoops else { return }
+        let executors = engine.userExecutors
+        state.withLock { $0.executors = executors }
+    }
 
     /// The executors users run on (empty: Swift's global executor).
     public var userExecutors: [any TaskExecutor] { state.withLock { $0.executors } }

@@ -100,7 +100,7 @@ public final class RunSession: Sendable {
             engineConfig.sourceAddress = options.sourceAddress
             let e = try HTTPEngine(configuration: engineConfig)
             engine = e
-            if EngineLevers.current.usersOnLoops { control.runUsers(on: e.userExecutors) }
+            control.runUsers(on: e)
             try await Preflight.check(base: base, engine: e, timeoutS: options.reachTimeoutS)
             let recordings: any RecordingSource
             let loadStart = MonotonicClock.now()
