@@ -23,6 +23,14 @@
 # user (32 at a time) after the planned end: at 20,000 users that alone took ~5 s, so at 200,000
 # it dominates the exit; --checks off measures the generator without it.
 #
+# The stack gets $stack_workers assessment workers (default 1024, the most it takes): its service
+# time is a simulated 300 ms median, so W workers assess at most W / 0.3 s. With 2 (the value
+# until 2026-12-02) that is ~6.7 assessments/s, far below what 20,000 active users submit: the
+# assessment queue grew from ~100 s on, polls multiplied, and ~200 s in the stack collapsed
+# (46,000 transfers in flight, 117,000 timeouts), which measured the stack's queue, not the
+# generator. A 20,000-user freePractice run against 1,024 workers held turnaround p99 at the
+# 2 s first poll for 240 s (bench/RESULTS.md, item 6).
+#
 # --connections N caps the bench's connections (the profile's client.connections; default 0 = no
 # cap, as before). Observed on 2026-12-01 (loaded machine): at 1,500 users/s and no cap, a
 # 200,000-user run fell behind from ~40,000 users on (the stack could not sign users in that
@@ -32,14 +40,14 @@
 # 4,096 a 30,000-user run held 34 KiB per user against 25 KiB uncapped at 20,000: not a fix by
 # itself. Hence the default rate of 700 users/s, which held 50,000 users before.
 #
-#   bench/scale-memory.sh [-u "200000"] [--rate USERS_PER_S] [--hold S] [--active SHARE|0] [--checks on|off] [--connections N] [--loaded-ok]
+#   bench/scale-memory.sh [-u "200000"] [--rate USERS_PER_S] [--hold S] [--active SHARE|0] [--checks on|off] [--connections N] [--stack-workers W] [--loaded-ok]
 #       (defaults 200000 users at 700/s, hold 30 s, active 0.1; env LOAD_MAX, LOAD_WAIT, FLEET_BIN).
 #       Takes per size about 2 × (users / rate + hold + 40) s: 12 min at the defaults.
 set -euo pipefail
 # shellcheck source=bench/peers.sh
 source "$(dirname "$0")/peers.sh"
 
-sizes="200000" rate=700 hold=30 active=0.1 probe=100 checks=on connections=0
+sizes="200000" rate=700 hold=30 active=0.1 probe=100 checks=on connections=0 stack_workers=1024
 active_min=20000 active_max=60000
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -47,10 +55,11 @@ while [ $# -gt 0 ]; do
         --rate) rate=$2; shift 2 ;;
         --hold) hold=$2; shift 2 ;;
         --active) active=$2; shift 2 ;;
-        --checks) checks=$2; shift 2 ;;
-        --connections) connections=$2; shift 2 ;;  # the profile's client.connections (0 = no cap)  # on|off: off drops the invariant checks and their end-of-run audit
+        --checks) checks=$2; shift 2 ;;  # on|off: off drops the invariant checks and their end-of-run audit
+        --stack-workers) stack_workers=$2; shift 2 ;;
+        --connections) connections=$2; shift 2 ;;  # the profile's client.connections (0 = no cap)
         --loaded-ok) LOADED_OK=1; shift ;;
-        *) echo "usage: bench/scale-memory.sh [-u \"200000\"] [--rate USERS_PER_S] [--hold SECONDS] [--active SHARE] [--loaded-ok]" >&2; exit 2 ;;
+        *) echo "usage: bench/scale-memory.sh [-u \"200000\"] [--rate USERS_PER_S] [--hold SECONDS] [--active SHARE] [--checks on|off] [--connections N] [--stack-workers W] [--loaded-ok]" >&2; exit 2 ;;
     esac
 done
 ulimit -n 65536 2>/dev/null || ulimit -n 20000 2>/dev/null || true
@@ -85,7 +94,7 @@ write_profile() {
   "window_s": 1,
   "max_lag_ms": 60000,$( [ "$checks" = off ] && echo '
   "checks": { "enabled": false },' || true)
-  "stack": { "newUserEntitlement": "active", "workers": 2 },
+  "stack": { "newUserEntitlement": "active", "workers": $stack_workers },
   "client": { "app_version": "1.4.0", "request_timeout_s": 30, "connections": $connections },
   "corpus": { "dir": "$BENCH_ROOT/audio-corpus", "clip_mix": { "speech": 1.0 } },
   "think_times": { "default": $default_think, "home": { "type": "constant", "ms": 600000 } },
@@ -124,10 +133,10 @@ section="$work/section.md"
 {
     echo "## Scale: many users in one process (memory per thinking user, scheduling lag, exit)"
     echo
-    echo "Measured $(date -u '+%Y-%m-%d %H:%M UTC') on $(bench_machine) by \`bench/scale-memory.sh -u \"$sizes\" --rate $rate --hold $hold --active $active --checks $checks --connections $connections\`"
+    echo "Measured $(date -u '+%Y-%m-%d %H:%M UTC') on $(bench_machine) by \`bench/scale-memory.sh -u \"$sizes\" --rate $rate --hold $hold --active $active --checks $checks --connections $connections --stack-workers $stack_workers\`"
     echo "(thinking: daily quest, new users: sign-in, config, home, then a 10-minute think; active: the same population"
     echo "with a share $active walking freePractice, every think uniform ${active_min}–${active_max} ms; ramp at $rate users/s, then"
-    echo "held ${hold} s; embedded stack in a child process, not counted. RSS = the largest of the bench process's health samples"
+    echo "held ${hold} s; embedded stack in a child process with $stack_workers assessment workers, not counted. RSS = the largest of the bench process's health samples"
     echo "while the whole population was alive; lag = scheduling_lag of timeline.csv over the held windows: the largest"
     echo "per-window p99 (an upper bound on the held p99) and their median; exit after planned end = the process's exit"
     echo "minus (its \"run …\" line + the planned duration), results and report writing included."

@@ -28,7 +28,7 @@ public enum BlastCommand: FleetCommand {
         if let threads { options.ioThreads = threads }
         if let timeout { options.timeoutSeconds = timeout }
         options.replayFile = replay
-        BlastOptions.raiseOpenFileLimit(toFit: options.connections)
+        ConnectionBudget.raiseOpenFileLimit(toFit: options.connections)
         try options.validate()  // bad options: `RunnerError.badInput`, exit 2
         let report = try Blast.run(options)
         io.out(report.render())

@@ -1,4 +1,5 @@
 import FleetCore
+import FleetHTTP
 import FleetJourneys
 import FleetRunner
 
@@ -42,6 +43,8 @@ public enum CapacityCommand: FleetCommand {
                 throw RunnerError.badInput("\(profilePath): corpus.dir: \(error)")
             }
         }
+        // A run's automatic connection cap follows the open-file limit (ConnectionBudget).
+        ConnectionBudget.raiseOpenFileLimit()
         let search = CapacityRun(options: options, maxDurationS: maxDuration,
                                  launcher: ChildProcessStackLauncher(executable: SelfExecutable.path()),
                                  recordings: recordings, say: io.out)

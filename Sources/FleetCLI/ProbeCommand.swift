@@ -1,4 +1,5 @@
 import FleetCore
+import FleetHTTP
 import FleetRunner
 
 /// `fleet probe upload-memory URL -n USERS [--clip FILE] [--max-uploads N] [--timeout S]`:
@@ -23,7 +24,7 @@ public enum ProbeCommand: FleetCommand {
         var options = UploadProbeOptions(url: rest[1], users: users, clipPath: clip)
         options.maxConcurrentUploads = cap
         if let timeout { options.timeoutSeconds = timeout }
-        BlastOptions.raiseOpenFileLimit(toFit: users)
+        ConnectionBudget.raiseOpenFileLimit(toFit: users)
         let result = try UploadProbe.run(options)  // bad options: `RunnerError.badInput`, exit 2
         io.out(result.json())
         return result.ok == users ? ExitCode.success : ExitCode.failure

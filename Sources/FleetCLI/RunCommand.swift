@@ -1,5 +1,6 @@
 import Dispatch
 import FleetCore
+import FleetHTTP
 import FleetJourneys
 import FleetMetrics
 import FleetRunner
@@ -104,6 +105,8 @@ public enum RunCommand: FleetCommand {
                 throw RunnerError.badInput("\(profilePath): corpus.dir: \(error)")
             }
         }
+        // A run's automatic connection cap follows the open-file limit (ConnectionBudget).
+        ConnectionBudget.raiseOpenFileLimit()
         let session = RunSession(options: options, launcher: ChildProcessStackLauncher(executable: SelfExecutable.path()),
                                  recordings: recordings, say: io.out)
         return SignalBridge.withInterrupts({ session.interrupt() }) {

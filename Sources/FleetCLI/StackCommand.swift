@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import FleetCore
+import FleetHTTP
 import FleetStack
 #if canImport(Glibc)
 import Glibc
@@ -24,6 +25,9 @@ public enum StackCommand: FleetCommand {
         let exitWithParent = rest.contains("--exit-with-parent")
         rest.removeAll { $0 == "--exit-with-parent" }
         let (settings, duration) = try parse(rest)
+        // Each client connection is a socket here too: a bench's automatic cap follows its own
+        // open-file limit, so the stack takes all the hard limit allows.
+        ConnectionBudget.raiseOpenFileLimit()
         let stack: ReferenceStack
         let url: String
         do {

@@ -51,8 +51,12 @@ public final class HTTPEngine: Sendable {
         /// An engine for virtual users (`fleet run`, `fleet capacity`): when they run on the
         /// loops (`EngineLevers.usersOnLoops`), one loop per core (at most 16), since each loop
         /// is one thread for its users' work as well as their I/O; else one I/O thread.
-        public static func forVirtualUsers() -> Configuration {
+        /// `maxConnections` 0 (a profile's `client.connections` unset) means as many as this
+        /// process can hold (`ConnectionBudget.automatic()`), never unlimited: a server that
+        /// stops answering must not drive the bench into its own open-file or port limits.
+        public static func forVirtualUsers(maxConnections: Int = 0) -> Configuration {
             var c = Configuration()
+            c.maxConnections = maxConnections > 0 ? maxConnections : ConnectionBudget.automatic()
             if EngineLevers.current.usersOnLoops {
                 c.ioThreads = min(16, max(1, ProcessInfo.processInfo.activeProcessorCount))
             }

@@ -23,10 +23,17 @@ final class EndToEndTests: XCTestCase {
         var err: String
     }
 
-    static func fleet(_ args: [String], timeout: Double = 120) throws -> Run {
+    /// Runs the built `fleet` with `args`; `openFiles` sets its open-file limit, soft and hard
+    /// (through `sh -c 'ulimit -n N'`), so a test can see what the bench does at that limit.
+    static func fleet(_ args: [String], timeout: Double = 120, openFiles: Int? = nil) throws -> Run {
         let p = Process()
-        p.executableURL = URL(fileURLWithPath: fleetBinary)
-        p.arguments = args
+        if let openFiles {
+            p.executableURL = URL(fileURLWithPath: "/bin/sh")
+            p.arguments = ["-c", "ulimit -n \(openFiles) && exec \"$0\" \"$@\"", fleetBinary] + args
+        } else {
+            p.executableURL = URL(fileURLWithPath: fleetBinary)
+            p.arguments = args
+        }
         p.currentDirectoryURL = packageRoot
         let out = Pipe(), err = Pipe()
         p.standardOutput = out

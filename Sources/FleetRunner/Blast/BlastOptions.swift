@@ -46,9 +46,9 @@ public struct BlastOptions: Sendable {
         guard timeoutSeconds > 0, timeoutSeconds <= 600 else {
             throw RunnerError.badInput("--timeout \(timeoutSeconds): must be > 0 and ≤ 600 seconds")
         }
-        let limit = Self.openFileLimit()
-        guard connections + Self.reservedDescriptors <= limit else {
-            throw RunnerError.badInput("-c \(connections): needs about \(connections + Self.reservedDescriptors) open files, but the limit is \(limit) (raise it with ulimit -n)")
+        let limit = ConnectionBudget.openFileLimit()
+        guard connections + ConnectionBudget.reservedDescriptors <= limit else {
+            throw RunnerError.badInput("-c \(connections): needs about \(connections + ConnectionBudget.reservedDescriptors) open files, but the limit is \(limit) (raise it with ulimit -n)")
         }
     }
 
@@ -61,28 +61,6 @@ public struct BlastOptions: Sendable {
                 throw RunnerError.badInput("--replay \(file): \(r.url) is not a loopback URL")
             }
         }
-    }
-
-    /// File descriptors kept aside for everything that is not a connection (stdio, epoll, …).
-    static let reservedDescriptors = 64
-
-    /// The soft limit on open files of this process. (RLIM_INFINITY is `(rlim_t)-1`, a macro
-    /// Swift does not import; `rlim_t.max` is the same bits.)
-    static func openFileLimit() -> Int {
-        var limit = rlimit()
-        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 1024 }
-        return limit.rlim_cur == rlim_t.max ? Int.max : Int(limit.rlim_cur)
-    }
-
-    /// Raises the soft open-file limit toward the hard one so `connections` fit; a process-wide
-    /// change, so only the CLI calls it (a library caller keeps its own limits).
-    public static func raiseOpenFileLimit(toFit connections: Int) {
-        var limit = rlimit()
-        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return }
-        let wanted = rlim_t(connections + reservedDescriptors)
-        guard limit.rlim_cur != rlim_t.max, limit.rlim_cur < wanted else { return }
-        limit.rlim_cur = limit.rlim_max == rlim_t.max ? wanted : min(wanted, limit.rlim_max)
-        _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
     }
 
     /// The endpoint name the recorder files requests under (`GET /healthz`).

@@ -38,9 +38,9 @@ public final class CapacityRun: Sendable {
         let (base, stack) = try RunTarget.resolve(target: options.effectiveTarget, allowRemote: options.allowRemote,
                                                     settings: profile.stack, launcher: launcher, say: say)
         defer { stack?.stop() }
-        var engineConfig = HTTPEngine.Configuration.forVirtualUsers()
-        engineConfig.maxConnections = profile.client.connections
+        let engineConfig = HTTPEngine.Configuration.forVirtualUsers(maxConnections: profile.client.connections)
         let engine = try HTTPEngine(configuration: engineConfig)
+        if profile.client.connections == 0 { say(ConnectionBudget.summary(cap: engineConfig.maxConnections)) }
         defer { engine.shutdown() }
         try await Preflight.check(base: base, engine: engine, timeoutS: options.reachTimeoutS)
         let recordings: any RecordingSource

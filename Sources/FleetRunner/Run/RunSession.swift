@@ -95,11 +95,11 @@ public final class RunSession: Sendable {
             if let a = options.sourceAddress, !Loopback.isLoopbackAddress(a), !options.allowRemote {
                 throw RunnerError.failed("--source-address \(a) is not a loopback address; pass --allow-remote to send from another interface")
             }
-            var engineConfig = HTTPEngine.Configuration.forVirtualUsers()
-            engineConfig.maxConnections = profile.client.connections
+            var engineConfig = HTTPEngine.Configuration.forVirtualUsers(maxConnections: profile.client.connections)
             engineConfig.sourceAddress = options.sourceAddress
             let e = try HTTPEngine(configuration: engineConfig)
             engine = e
+            if profile.client.connections == 0 { say(ConnectionBudget.summary(cap: engineConfig.maxConnections)) }
             control.runUsers(on: e)
             try await Preflight.check(base: base, engine: e, timeoutS: options.reachTimeoutS)
             let recordings: any RecordingSource
