@@ -8,8 +8,16 @@
 # of users, of whom that share walks `freePractice` with human-paced thinks (every think uniform
 # ACTIVE_THINK_MIN–MAX ms, recordings at their clip's length) while the rest think as above —
 # "10 % of them active at once". (The daily quest's thinkers stop at the `home` think; the active
-# share walks a journey without it, so one profile holds both.) The embedded stack runs in a
-# child process and is not counted. Scheduling lag is measured on requests (how late each went
+# share walks a journey without it, so one profile holds both.) The active share starts when
+# the thinkers are all in, ramped at the same rate: ramped together (until 2026-12-02), the
+# thinkers' sign-ins (3 requests each, 2,100/s at 700 users/s) and the walkers' uploads overran
+# this 2-core machine ~160 s in, the stack's answers slowed, the bench opened connections past
+# the stack's own limit of 10,000 (it closes the ones above at once), and resets, repeats and
+# timeouts took both down: that measured the shared machine's collapse, not the held state.
+# The walkers ramp at half the rate: each sends 5 requests in its first seconds (sign-in, config,
+# home, topics, articles), and at the full rate their start alone overran the stack (10,000
+# connections, resets, lag p99 up to 357 ms for two minutes; 2026-12-02 18:28).
+# The embedded stack runs in a child process and is not counted. Scheduling lag is measured on requests (how late each went
 # out after its user's pause ended), and thinking users send none: so the thinking phase also runs
 # 100 probe users walking freePractice with 1–3 s thinks beside the population.
 #
@@ -31,8 +39,8 @@
 # generator. A 20,000-user freePractice run against 1,024 workers held turnaround p99 at the
 # 2 s first poll for 240 s (bench/RESULTS.md, item 6).
 #
-# --connections N caps the bench's connections (the profile's client.connections; default 0 = no
-# cap, as before). Observed on 2026-12-01 (loaded machine): at 1,500 users/s and no cap, a
+# --connections N caps the bench's connections (the profile's client.connections; default 0 = the
+# run's automatic cap, what its open files and ephemeral ports allow: 19,872 here). Observed on 2026-12-01 (loaded machine): at 1,500 users/s and no cap, a
 # 200,000-user run fell behind from ~40,000 users on (the stack could not sign users in that
 # fast), its in-flight count passed 100,000, RSS 5 GB, the I/O loop stalled for seconds at a time
 # (libcurl 7.88 walks a multi handle's connection cache for every transfer it removes), and one
@@ -40,14 +48,14 @@
 # 4,096 a 30,000-user run held 34 KiB per user against 25 KiB uncapped at 20,000: not a fix by
 # itself. Hence the default rate of 700 users/s, which held 50,000 users before.
 #
-#   bench/scale-memory.sh [-u "200000"] [--rate USERS_PER_S] [--hold S] [--active SHARE|0] [--checks on|off] [--connections N] [--stack-workers W] [--loaded-ok]
+#   bench/scale-memory.sh [-u "200000"] [--rate USERS_PER_S] [--hold S] [--active SHARE|0] [--checks on|off] [--connections N] [--stack-workers W] [--only thinking|active] [--loaded-ok]
 #       (defaults 200000 users at 700/s, hold 30 s, active 0.1; env LOAD_MAX, LOAD_WAIT, FLEET_BIN).
-#       Takes per size about 2 × (users / rate + hold + 40) s: 12 min at the defaults.
+#       Takes per size about 2 × (users / rate + hold + 40) + 120 s: 14 min at the defaults.
 set -euo pipefail
 # shellcheck source=bench/peers.sh
 source "$(dirname "$0")/peers.sh"
 
-sizes="200000" rate=700 hold=30 active=0.1 probe=100 checks=on connections=0 stack_workers=1024
+sizes="200000" rate=700 hold=30 active=0.1 probe=100 checks=on connections=0 stack_workers=1024 only=""
 active_min=20000 active_max=60000
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -57,9 +65,10 @@ while [ $# -gt 0 ]; do
         --active) active=$2; shift 2 ;;
         --checks) checks=$2; shift 2 ;;  # on|off: off drops the invariant checks and their end-of-run audit
         --stack-workers) stack_workers=$2; shift 2 ;;
-        --connections) connections=$2; shift 2 ;;  # the profile's client.connections (0 = no cap)
+        --only) only=$2; shift 2 ;;  # thinking|active: run that phase alone
+        --connections) connections=$2; shift 2 ;;  # the profile's client.connections (0 = automatic)
         --loaded-ok) LOADED_OK=1; shift ;;
-        *) echo "usage: bench/scale-memory.sh [-u \"200000\"] [--rate USERS_PER_S] [--hold SECONDS] [--active SHARE] [--checks on|off] [--connections N] [--stack-workers W] [--loaded-ok]" >&2; exit 2 ;;
+        *) echo "usage: bench/scale-memory.sh [-u \"200000\"] [--rate USERS_PER_S] [--hold SECONDS] [--active SHARE] [--checks on|off] [--connections N] [--stack-workers W] [--only thinking|active] [--loaded-ok]" >&2; exit 2 ;;
     esac
 done
 ulimit -n 65536 2>/dev/null || ulimit -n 20000 2>/dev/null || true
@@ -68,17 +77,22 @@ bench_load_guard scale-memory || exit 3
 work=$(mktemp -d /tmp/fleet-memory.XXXXXX)
 BENCH_LOADLOG="$work/load.log"
 
-# $1 = users, $2 = phase (thinking|active), $3 = duration, $4 = ramp
+# Walkers of the active phase (the active share of $1 users).
+walkers_of() { awk -v n="$1" -v a="$active" 'BEGIN { printf "%d", n * a }'; }
+
+# $1 = users, $2 = phase (thinking|active), $3 = duration, $4 = thinkers' ramp; in the active
+# phase the walkers start at $4 and ramp in $5 s.
 write_profile() {
-    local n=$1 phase=$2 duration=$3 ramp=$4 thinkers=$1 walkers=$probe
+    local n=$1 phase=$2 duration=$3 ramp=$4 thinkers=$1 walkers=$probe start=0 walk_ramp=$4
     if [ "$phase" = active ]; then
-        walkers=$(awk -v n="$n" -v a="$active" 'BEGIN { printf "%d", n * a }')
+        walkers=$(walkers_of "$n")
         thinkers=$((n - walkers))
+        start=$ramp walk_ramp=$5
     fi
     local walking=",
     {
-      \"name\": \"active\",
-      \"model\": { \"type\": \"constant-population\", \"users\": $walkers, \"duration_s\": $duration, \"ramp_s\": $ramp },
+      \"name\": \"active\", \"start_s\": $start,
+      \"model\": { \"type\": \"constant-population\", \"users\": $walkers, \"duration_s\": $((duration - start)), \"ramp_s\": $walk_ramp },
       \"journeys\": { \"freePractice\": 1 },
       \"cohorts\": { \"new\": 1 }
     }"
@@ -112,20 +126,30 @@ JSON
 
 phases="thinking"
 [ "$(awk -v a="$active" 'BEGIN { print (a > 0) }')" = 1 ] && phases="thinking active"
+[ -n "$only" ] && phases=$only
 for n in $sizes; do
-    ramp=$(( (n + rate - 1) / rate ))
-    duration=$(( ramp + hold ))
     for phase in $phases; do
+        ramp=$(( (n + rate - 1) / rate ))
+        walk_ramp=0
+        if [ "$phase" = active ]; then
+            walk_ramp=$(( (2 * $(walkers_of "$n") + rate - 1) / rate ))  # at half the rate (below)
+            ramp=$(( (n - $(walkers_of "$n") + rate - 1) / rate ))
+        fi
+        held_from=$(( ramp + walk_ramp ))
+        duration=$(( held_from + hold ))
+        # Walkers think 20–60 s before their first upload: two longest thinks more, so that the
+        # held windows see them uploading and polling, not only signing in.
+        [ "$phase" = active ] && duration=$(( duration + 2 * active_max / 1000 ))
         tag="$n-$phase"
-        write_profile "$n" "$phase" "$duration" "$ramp" > "$work/mem-$tag.json"
-        echo "== $tag: ramp ${ramp}s, hold ${hold}s (load: $(bench_before_run "$tag"))" >&2
+        write_profile "$n" "$phase" "$duration" "$ramp" "$walk_ramp" > "$work/mem-$tag.json"
+        echo "== $tag: ramp ${held_from}s, hold ${hold}s (load: $(bench_before_run "$tag"))" >&2
         # Each output line gets its arrival time, so the exit's lag behind the planned end (start
         # line + duration) can be read off: a 50,000-user run once took over 120 s to exit.
         (cd "$BENCH_ROOT" && set -o pipefail && timeout $((duration + 180)) "$fleet" run --profile "$work/mem-$tag.json" \
             --out "$work/out-$tag" --history "$work/h.sqlite" 2>&1 \
             | while IFS= read -r line; do printf '%s %s\n' "$(date +%s.%N)" "$line"; done > "$work/run-$tag.log") \
             || echo "   (run $tag exited $?; see $work/run-$tag.log)" >&2
-        echo "$tag $(date +%s.%N) $duration $ramp" >> "$work/exits"
+        echo "$tag $(date +%s.%N) $duration $held_from" >> "$work/exits"
     done
 done
 
@@ -135,8 +159,8 @@ section="$work/section.md"
     echo
     echo "Measured $(date -u '+%Y-%m-%d %H:%M UTC') on $(bench_machine) by \`bench/scale-memory.sh -u \"$sizes\" --rate $rate --hold $hold --active $active --checks $checks --connections $connections --stack-workers $stack_workers\`"
     echo "(thinking: daily quest, new users: sign-in, config, home, then a 10-minute think; active: the same population"
-    echo "with a share $active walking freePractice, every think uniform ${active_min}–${active_max} ms; ramp at $rate users/s, then"
-    echo "held ${hold} s; embedded stack in a child process with $stack_workers assessment workers, not counted. RSS = the largest of the bench process's health samples"
+    echo "with a share $active walking freePractice, every think uniform ${active_min}–${active_max} ms, who start when the thinkers are all in and ramp at half the rate; ramp at $rate users/s, then"
+    echo "held ${hold} s (the active phase $((2 * active_max / 1000)) s longer, so that its walkers upload and poll); embedded stack in a child process with $stack_workers assessment workers, not counted. RSS = the largest of the bench process's health samples"
     echo "while the whole population was alive; lag = scheduling_lag of timeline.csv over the held windows: the largest"
     echo "per-window p99 (an upper bound on the held p99) and their median; exit after planned end = the process's exit"
     echo "minus (its \"run …\" line + the planned duration), results and report writing included."
@@ -151,7 +175,7 @@ work = sys.argv[1]
 print("| run | users | peak active users | bench RSS MiB (population held) | KiB per user | lag p99 ms, held windows: max (median) | exit after planned end s | run notes |")
 print("|---|---:|---:|---:|---:|---:|---:|---|")
 for line in open(os.path.join(work, "exits")):
-    tag, at, duration, ramp = line.split()
+    tag, at, duration, ramp = line.split()  # ramp: when the whole population is in
     n = int(tag.split("-")[0])
     log = os.path.join(work, f"run-{tag}.log")
     started = next((float(l.split(" ", 1)[0]) for l in open(log) if l.split(" ", 1)[1].startswith("run ")), None)

@@ -73,6 +73,9 @@ public final class ReferenceStack: Sendable {
     }
 
     /// Stops the server and the workers; removes a temporary database. Idempotent.
+    /// The app behind the server (tests reach its flags through it).
+    var app: StackApp? { state.withLock { $0.app } }
+
     public func stop() {
         let (server, app): (HTTPServer?, StackApp?) = state.withLock { state in
             guard !state.stopped else { return (nil, nil) }
@@ -82,7 +85,8 @@ public final class ReferenceStack: Sendable {
         }
         server?.stop()
         app?.pipeline.stop()
-        app?.dbQueue.sync {}  // let requests already on the queue finish before the files go
+        app?.stopping.store(true, ordering: .relaxed)  // what is still queued is answered 503, not run
+        app?.dbQueue.sync {}  // let the request running on the queue finish before the files go
         if ownsDatabase {
             app?.audio.removeAll()
             for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: dbPath + suffix) }

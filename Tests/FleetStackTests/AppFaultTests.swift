@@ -15,6 +15,19 @@ final class AppFaultTests: XCTestCase {
         XCTAssertEqual(try app.call("GET", "/me", token: u.token).status, 200)
     }
 
+    func testAStoppingStackAnswersQueuedRequests503WithoutRunningThem() throws {
+        let app = try AppStack()
+        let u = try app.signIn()
+        let before = try app.call("GET", "/me", token: u.token)
+        XCTAssertEqual(before.status, 200)
+        app.stack.app?.stopping.store(true, ordering: .relaxed)
+        let r = try app.call("POST", "/sessions", json: ["kind": "daily"], token: u.token, key: UUID().uuidString)
+        XCTAssertEqual(r.status, 503)
+        XCTAssertEqual(r.errorCode, "unavailable")
+        XCTAssertEqual(r.header("Retry-After"), "1")
+        XCTAssertEqual(try app.call("GET", "/healthz").status, 200, "routes without the database still answer")
+    }
+
     func testPartialErrorFractionIsRoughlyThatFraction() throws {
         let app = try AppStack { $0.faults = ["GET /me": RouteFault(errorFraction: 0.3, errorStatus: 500)] }
         let u = try app.signIn()

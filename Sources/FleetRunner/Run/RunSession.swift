@@ -70,6 +70,9 @@ public final class RunSession: Sendable {
         }
         await walk(wiring)
         let auditNotes = await audit(wiring)
+        // Nothing more goes to the stack: a child stack's shutdown (SIGTERM; at 200,000 users it
+        // drained a backlogged database queue for ~5 s) overlaps the report instead of following it.
+        target.stack?.beginStop()
         monitor.cancel()
         sampleHealth(recorder: wiring.recorder, engine: target.engine)
 

@@ -4,7 +4,16 @@ import FleetCore
 /// A stack the bench started for a run and stops after it.
 public protocol RunningStack: Sendable {
     var baseURL: String { get }
+    /// Asks the stack to stop without waiting for it, once nothing more will be sent to it: a
+    /// child stack then shuts down (drains its database queue, removes its files) while the bench
+    /// writes its report, instead of after it. `stop()` still follows and waits.
+    func beginStop()
     func stop()
+}
+
+extension RunningStack {
+    /// A stack in this process stops in `stop()`.
+    public func beginStop() {}
 }
 
 /// Starts the embedded reference stack for runs without `--target`.
@@ -65,7 +74,8 @@ public struct ChildProcessStackLauncher: StackLauncher {
 }
 
 /// A running child stack; stop sends SIGTERM, then SIGKILL if it lingers.
-// @unchecked: only `let`s; `Process` (not Sendable) is signalled and awaited only by `stop()`.
+// @unchecked: only `let`s; `Process` (not Sendable) is signalled by `beginStop()` and `stop()`
+// and awaited only by `stop()`, both from the run's own task.
 final class ChildStack: RunningStack, @unchecked Sendable {
     let baseURL: String
     private let process: Process
@@ -77,6 +87,10 @@ final class ChildStack: RunningStack, @unchecked Sendable {
         self.reader = reader
         // Keep draining stdout so the child never blocks on a full pipe.
         reader.drainInBackground()
+    }
+
+    func beginStop() {
+        if process.isRunning { process.terminate() }
     }
 
     func stop() {

@@ -29,6 +29,10 @@ final class StackApp: ServerHandler, @unchecked Sendable {
     private let _baseURL = Mutex("http://127.0.0.1")
     private let configBytes: [UInt8]
     private let timers = DispatchQueue(label: "fleet.stack.delays")
+    /// Set by `ReferenceStack.stop()` once the server is closed: requests still queued for the
+    /// database are answered 503 without touching it, so the stop does not first work through a
+    /// backlog whose answers can no longer be delivered (at 200,000 users, seconds of it).
+    let stopping = Atomic<Bool>(false)
 
     init(settings: StackSettings, database: SQLiteDatabase, catalog: Catalog, clock: StackClock = StackClock()) throws {
         self.settings = settings
@@ -108,6 +112,10 @@ final class StackApp: ServerHandler, @unchecked Sendable {
                                                            nowMs: self.clock.nowMs())) == request.body.count
                     let staged = signed ? try? self.audio.stage(request.body) : nil
                     self.dbQueue.async {
+                        if self.stopping.load(ordering: .relaxed) {
+                            if let staged { self.audio.discard(staged) }
+                            return respond(Reply.error(.unavailable("the stack is stopping", retryAfterS: 1)).response)
+                        }
                         respond(self.process(request, route: route, params: params, uploadSHA256: hash, stagedUpload: staged).response)
                     }
                 }
@@ -118,6 +126,9 @@ final class StackApp: ServerHandler, @unchecked Sendable {
         }
         after {
             self.dbQueue.async {
+                if self.stopping.load(ordering: .relaxed) {
+                    return respond(Reply.error(.unavailable("the stack is stopping", retryAfterS: 1)).response)
+                }
                 respond(self.process(request, route: route, params: params).response)
             }
         }
