@@ -72,10 +72,10 @@ public final class ReferenceStack: Sendable {
         state.withLock { $0.app?.pipeline.verdictCacheCounts } ?? (0, 0)
     }
 
-    /// Stops the server and the workers; removes a temporary database. Idempotent.
     /// The app behind the server (tests reach its flags through it).
     var app: StackApp? { state.withLock { $0.app } }
 
+    /// Stops the server and the workers; removes a temporary database. Idempotent.
     public func stop() {
         let (server, app): (HTTPServer?, StackApp?) = state.withLock { state in
             guard !state.stopped else { return (nil, nil) }
