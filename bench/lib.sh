@@ -110,7 +110,8 @@ bench_proc_cpu() {
 # $1 = fleet binary, $2 = output file, rest = stack flags.
 bench_stack_start() {
     local fleet=$1 out=$2; shift 2
-    "$fleet" stack --port 0 "$@" --duration 3600 > "$out" 2>&1 &
+    # BENCH_STACK_NICE=N starts the stack at that nice level (all its threads inherit it).
+    ${BENCH_STACK_NICE:+nice -n "$BENCH_STACK_NICE"} "$fleet" stack --port 0 "$@" --duration 3600 > "$out" 2>&1 &
     BENCH_STACK_PID=$!
     trap 'kill $BENCH_STACK_PID 2>/dev/null || true' EXIT
     trap 'kill $BENCH_STACK_PID 2>/dev/null || true; exit 130' INT TERM

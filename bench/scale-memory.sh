@@ -52,7 +52,7 @@
 # 4,096 a 30,000-user run held 34 KiB per user against 25 KiB uncapped at 20,000: not a fix by
 # itself. Hence the default rate of 700 users/s, which held 50,000 users before.
 #
-#   bench/scale-memory.sh [-u "200000"] [--rate USERS_PER_S] [--hold S] [--active SHARE|0] [--checks on|off] [--connections N] [--stack-workers W] [--only thinking|active] [--loaded-ok]
+#   bench/scale-memory.sh [-u "200000"] [--rate USERS_PER_S] [--hold S] [--active SHARE|0] [--checks on|off] [--connections N] [--stack-workers W] [--only thinking|active] [--stack-nice N] [--loaded-ok]
 #       (defaults 200000 users at 700/s, hold 30 s, active 0.1; env LOAD_MAX, LOAD_WAIT, FLEET_BIN).
 #       Takes per size about 2 × (users / rate + hold + 40) + 120 s: 14 min at the defaults.
 set -euo pipefail
@@ -70,9 +70,10 @@ while [ $# -gt 0 ]; do
         --checks) checks=$2; shift 2 ;;  # on|off: off drops the invariant checks and their end-of-run audit
         --stack-workers) stack_workers=$2; shift 2 ;;
         --only) only=$2; shift 2 ;;  # thinking|active: run that phase alone
+        --stack-nice) BENCH_STACK_NICE=$2; shift 2 ;;  # the stack's nice level (default 0: as the bench)
         --connections) connections=$2; shift 2 ;;  # the profile's client.connections (0 = automatic)
         --loaded-ok) LOADED_OK=1; shift ;;
-        *) echo "usage: bench/scale-memory.sh [-u \"200000\"] [--rate USERS_PER_S] [--hold SECONDS] [--active SHARE] [--checks on|off] [--connections N] [--stack-workers W] [--only thinking|active] [--loaded-ok]" >&2; exit 2 ;;
+        *) echo "usage: bench/scale-memory.sh [-u \"200000\"] [--rate USERS_PER_S] [--hold SECONDS] [--active SHARE] [--checks on|off] [--connections N] [--stack-workers W] [--only thinking|active] [--stack-nice N] [--loaded-ok]" >&2; exit 2 ;;
     esac
 done
 ulimit -n 65536 2>/dev/null || ulimit -n 20000 2>/dev/null || true
@@ -162,7 +163,7 @@ section="$work/section.md"
 {
     echo "## Scale: many users in one process (memory per thinking user, scheduling lag, exit)"
     echo
-    echo "Measured $(date -u '+%Y-%m-%d %H:%M UTC') on $(bench_machine) by \`bench/scale-memory.sh -u \"$sizes\" --rate $rate --hold $hold --active $active --checks $checks --connections $connections --stack-workers $stack_workers\`"
+    echo "Measured $(date -u '+%Y-%m-%d %H:%M UTC') on $(bench_machine) by \`bench/scale-memory.sh -u \"$sizes\" --rate $rate --hold $hold --active $active --checks $checks --connections $connections --stack-workers $stack_workers${BENCH_STACK_NICE:+ --stack-nice $BENCH_STACK_NICE}\`"
     echo "(thinking: daily quest, new users: sign-in, config, home, then a 10-minute think; active: the same population"
     echo "with a share $active walking freePractice, every think uniform ${active_min}–${active_max} ms, who start when the thinkers are all in and ramp at half the rate; ramp at $rate users/s, then"
     echo "held ${hold} s (the active phase $((2 * active_max / 1000)) s longer, so that its walkers upload and poll); the stack a \`fleet stack\` process of its own (fresh per phase, \`--target\`) with $stack_workers assessment workers, not counted, nor its shutdown. RSS = the largest of the bench process's health samples"
