@@ -39,7 +39,6 @@ public enum StackCommand: FleetCommand {
             io.err("fleet stack: cannot start: \(error)")
             return ExitCode.failure
         }
-        io.out("READY \(url)")
         let done = DispatchSemaphore(value: 0)
         if exitWithParent {
             // Orphaned children are re-parented: a changed parent pid means ours is gone.
@@ -50,6 +49,9 @@ public enum StackCommand: FleetCommand {
             }.start()
         }
         let code = SignalBridge.withInterrupts({ done.signal() }) { () -> Int32 in
+            // READY only once SIGINT/SIGTERM are heard: a parent that stops the stack right after
+            // READY (a test, a quick Ctrl-C) had its SIGTERM ignored in the gap and waited 5 s for SIGKILL.
+            io.out("READY \(url)")
             if let duration {
                 _ = done.wait(timeout: .now() + duration)
             } else {
