@@ -100,6 +100,25 @@ bench_load_summary() {
         END { printf "Load: 1-min average at start %s; before each run 1-min %.2f–%.2f, cores busy in the last second %.2f–%.2f (bound LOAD_MAX %s); %d of %d runs loaded.\n", start, l1, h1, lb, hb, max, k, n }' "$log"
 }
 
+# Host steal while a run goes: CPU time the hypervisor gave to other guests. A shared host's
+# contention shows neither in the load average nor in the 1-second check before a run, and it
+# looks like the bench falling behind (a 200,000-user run took 5.9–30.9 ms of lag p99 one morning
+# and 0.9–2.3 ms that afternoon, same binary, every run load-checked). bench_steal_start samples
+# /proc/stat every second (the sampler ends with the script); bench_steal_stop prints
+# "SECONDS MAX": steal over the run and the most cores stolen in any one second.
+bench_steal_start() {
+    BENCH_STEAL_LOG=$(mktemp /tmp/fleet-steal.XXXXXX)
+    local parent=$$
+    ( while kill -0 "$parent" 2>/dev/null; do awk '/^cpu / { print $9 }' /proc/stat; sleep 1; done ) > "$BENCH_STEAL_LOG" 2>/dev/null &
+    BENCH_STEAL_PID=$!
+}
+bench_steal_stop() {
+    kill "$BENCH_STEAL_PID" 2>/dev/null; wait "$BENCH_STEAL_PID" 2>/dev/null || true  # killed: status 143
+    awk -v hz="$(getconf CLK_TCK)" 'NR > 1 { d = $1 - p; s += d; if (d > m) m = d } { p = $1 }
+        END { printf "%.1f %.2f\n", s / hz, m / hz }' "$BENCH_STEAL_LOG"
+    rm -f "$BENCH_STEAL_LOG"
+}
+
 # CPU seconds (user + system) a process has used so far, from /proc/PID/stat.
 bench_proc_cpu() {
     awk -v hz="$(getconf CLK_TCK)" '{ sub(/^.*\) /, ""); printf "%.3f\n", ($12 + $13) / hz }' "/proc/$1/stat" 2>/dev/null
@@ -110,8 +129,10 @@ bench_proc_cpu() {
 # $1 = fleet binary, $2 = output file, rest = stack flags.
 bench_stack_start() {
     local fleet=$1 out=$2; shift 2
-    # BENCH_STACK_NICE=N starts the stack at that nice level (all its threads inherit it).
-    ${BENCH_STACK_NICE:+nice -n "$BENCH_STACK_NICE"} "$fleet" stack --port 0 "$@" --duration 3600 > "$out" 2>&1 &
+    # BENCH_STACK_NICE=N starts the stack at that nice level (all its threads inherit it);
+    # BENCH_STACK_IDLE=1 under SCHED_IDLE (`chrt -i 0`, allowed unprivileged): its threads then
+    # run only on a core no normal thread wants, so they never preempt the bench.
+    ${BENCH_STACK_IDLE:+chrt -i 0} ${BENCH_STACK_NICE:+nice -n "$BENCH_STACK_NICE"} "$fleet" stack --port 0 "$@" --duration 3600 > "$out" 2>&1 &
     BENCH_STACK_PID=$!
     trap 'kill $BENCH_STACK_PID 2>/dev/null || true' EXIT
     trap 'kill $BENCH_STACK_PID 2>/dev/null || true; exit 130' INT TERM

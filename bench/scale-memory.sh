@@ -52,7 +52,7 @@
 # 4,096 a 30,000-user run held 34 KiB per user against 25 KiB uncapped at 20,000: not a fix by
 # itself. Hence the default rate of 700 users/s, which held 50,000 users before.
 #
-#   bench/scale-memory.sh [-u "200000"] [--rate USERS_PER_S] [--hold S] [--active SHARE|0] [--checks on|off] [--connections N] [--stack-workers W] [--only thinking|active] [--stack-nice N] [--loaded-ok]
+#   bench/scale-memory.sh [-u "200000"] [--rate USERS_PER_S] [--hold S] [--active SHARE|0] [--checks on|off] [--connections N] [--stack-workers W] [--only thinking|active] [--stack-nice N] [--stack-idle] [--loaded-ok]
 #       (defaults 200000 users at 700/s, hold 30 s, active 0.1; env LOAD_MAX, LOAD_WAIT, FLEET_BIN).
 #       Takes per size about 2 × (users / rate + hold + 40) + 120 s: 14 min at the defaults.
 set -euo pipefail
@@ -71,9 +71,10 @@ while [ $# -gt 0 ]; do
         --stack-workers) stack_workers=$2; shift 2 ;;
         --only) only=$2; shift 2 ;;  # thinking|active: run that phase alone
         --stack-nice) BENCH_STACK_NICE=$2; shift 2 ;;  # the stack's nice level (default 0: as the bench)
+        --stack-idle) BENCH_STACK_IDLE=1; shift ;;  # the stack under SCHED_IDLE: it never preempts the bench
         --connections) connections=$2; shift 2 ;;  # the profile's client.connections (0 = automatic)
         --loaded-ok) LOADED_OK=1; shift ;;
-        *) echo "usage: bench/scale-memory.sh [-u \"200000\"] [--rate USERS_PER_S] [--hold SECONDS] [--active SHARE] [--checks on|off] [--connections N] [--stack-workers W] [--only thinking|active] [--stack-nice N] [--loaded-ok]" >&2; exit 2 ;;
+        *) echo "usage: bench/scale-memory.sh [-u \"200000\"] [--rate USERS_PER_S] [--hold SECONDS] [--active SHARE] [--checks on|off] [--connections N] [--stack-workers W] [--only thinking|active] [--stack-nice N] [--stack-idle] [--loaded-ok]" >&2; exit 2 ;;
     esac
 done
 ulimit -n 65536 2>/dev/null || ulimit -n 20000 2>/dev/null || true
@@ -150,11 +151,13 @@ for n in $sizes; do
         # Each output line gets its arrival time, so the exit's lag behind the planned end (start
         # line + duration) can be read off: a 50,000-user run once took over 120 s to exit.
         bench_stack_start "$fleet" "$work/stack-$tag.out" --entitlement active --workers "$stack_workers" || exit 1
+        bench_steal_start
         (cd "$BENCH_ROOT" && set -o pipefail && timeout $((duration + 180)) "$fleet" run --profile "$work/mem-$tag.json" \
             --target "$BENCH_STACK_URL" --out "$work/out-$tag" --history "$work/h.sqlite" 2>&1 \
             | while IFS= read -r line; do printf '%s %s\n' "$(date +%s.%N)" "$line"; done > "$work/run-$tag.log") \
             || echo "   (run $tag exited $?; see $work/run-$tag.log)" >&2
         echo "$tag $(date +%s.%N) $duration $held_from" >> "$work/exits"
+        bench_steal_stop > "$work/steal-$tag"
         kill "$BENCH_STACK_PID" 2>/dev/null; wait "$BENCH_STACK_PID" 2>/dev/null || true
     done
 done
@@ -163,13 +166,14 @@ section="$work/section.md"
 {
     echo "## Scale: many users in one process (memory per thinking user, scheduling lag, exit)"
     echo
-    echo "Measured $(date -u '+%Y-%m-%d %H:%M UTC') on $(bench_machine) by \`bench/scale-memory.sh -u \"$sizes\" --rate $rate --hold $hold --active $active --checks $checks --connections $connections --stack-workers $stack_workers${BENCH_STACK_NICE:+ --stack-nice $BENCH_STACK_NICE}\`"
+    echo "Measured $(date -u '+%Y-%m-%d %H:%M UTC') on $(bench_machine) by \`bench/scale-memory.sh -u \"$sizes\" --rate $rate --hold $hold --active $active --checks $checks --connections $connections --stack-workers $stack_workers${BENCH_STACK_NICE:+ --stack-nice $BENCH_STACK_NICE}${BENCH_STACK_IDLE:+ --stack-idle}\`"
     echo "(thinking: daily quest, new users: sign-in, config, home, then a 10-minute think; active: the same population"
     echo "with a share $active walking freePractice, every think uniform ${active_min}–${active_max} ms, who start when the thinkers are all in and ramp at half the rate; ramp at $rate users/s, then"
     echo "held ${hold} s (the active phase $((2 * active_max / 1000)) s longer, so that its walkers upload and poll); the stack a \`fleet stack\` process of its own (fresh per phase, \`--target\`) with $stack_workers assessment workers, not counted, nor its shutdown. RSS = the largest of the bench process's health samples"
     echo "while the whole population was alive; lag = scheduling_lag of timeline.csv over the held windows: the largest"
     echo "per-window p99 (an upper bound on the held p99) and their median; exit after planned end = the process's exit"
-    echo "minus (its \"run …\" line + the planned duration), results and report writing included."
+    echo "minus (its \"run …\" line + the planned duration), results and report writing included; host steal = CPU time"
+    echo "the hypervisor gave other guests while the run went (/proc/stat), over the run and the most in any one second."
     bench_load_summary
     [ "$BENCH_LOADED" = 1 ] && echo "**Loaded: taken while other work shared the machine; provisional, not the figure.**"
     echo "Replaces the 2026-11-29 table (1,000/10,000/50,000 thinking users, 14.5 KiB per user at 50,000)."
@@ -178,8 +182,8 @@ section="$work/section.md"
     python3 - "$work" <<'PY'
 import csv, glob, json, os, statistics, sys
 work = sys.argv[1]
-print("| run | users | peak active users | bench RSS MiB (population held) | KiB per user | lag p99 ms, held windows: max (median) | exit after planned end s | run notes |")
-print("|---|---:|---:|---:|---:|---:|---:|---|")
+print("| run | users | peak active users | bench RSS MiB (population held) | KiB per user | lag p99 ms, held windows: max (median) | exit after planned end s | host steal s (most cores in 1 s) | run notes |")
+print("|---|---:|---:|---:|---:|---:|---:|---:|---|")
 for line in open(os.path.join(work, "exits")):
     tag, at, duration, ramp = line.split()  # ramp: when the whole population is in
     n = int(tag.split("-")[0])
@@ -188,8 +192,13 @@ for line in open(os.path.join(work, "exits")):
     exit_lag = float(at) - started - float(duration) if started else None
     files = glob.glob(os.path.join(work, f"out-{tag}", "**", "results.json"), recursive=True)
     f = lambda v, fmt: (fmt % v) if v is not None else "n/a"
+    try:
+        stolen, most = open(os.path.join(work, f"steal-{tag}")).read().split()
+        steal = f"{stolen} ({most})"
+    except (OSError, ValueError):
+        steal = "n/a"
     if not files:
-        print(f"| {tag} | {n} | n/a | n/a | n/a | n/a | {f(exit_lag, '%.1f')} | no results.json |"); continue
+        print(f"| {tag} | {n} | n/a | n/a | n/a | n/a | {f(exit_lag, '%.1f')} | {steal} | no results.json |"); continue
     r = json.load(open(files[0]))
     health = r.get("health", [])
     peak = max((h.get("activeUsers", 0) for h in health), default=0)
@@ -204,7 +213,7 @@ for line in open(os.path.join(work, "exits")):
                 lags.append(float(row["p99_ms"]))
     lag = f"{max(lags):.1f} ({statistics.median(lags):.1f})" if lags else "n/a"
     notes = "; ".join(r.get("meta", {}).get("notes", [])) or "ok"
-    print(f"| {tag} | {n} | {peak} | {f(rss / 1048576 if rss else None, '%.1f')} | {f(rss / 1024 / n if rss else None, '%.1f')} | {lag} | {f(exit_lag, '%.1f')} | {notes} |")
+    print(f"| {tag} | {n} | {peak} | {f(rss / 1048576 if rss else None, '%.1f')} | {f(rss / 1024 / n if rss else None, '%.1f')} | {lag} | {f(exit_lag, '%.1f')} | {steal} | {notes} |")
 PY
 } > "$section"
 cat "$section"
