@@ -2,7 +2,7 @@
 import Glibc
 #endif
 
-/// CPU time and resident memory of this process, for generator health.
+/// CPU time and resident memory of this process, and the host's steal, for generator health.
 public enum ProcessStats {
     /// User + system CPU seconds consumed so far by the whole process.
     public static func cpuSeconds() -> Double {
@@ -18,5 +18,23 @@ public enum ProcessStats {
         let fields = String(decoding: bytes, as: UTF8.self).split(separator: " ")
         guard fields.count > 1, let pages = Int64(fields[1]) else { return 0 }
         return pages * Int64(sysconf(Int32(_SC_PAGESIZE)))
+    }
+
+    /// CPU seconds the hypervisor has given to other guests since boot, over all of this
+    /// machine's cores (the `steal` column of /proc/stat's `cpu` line); nil where there is no such
+    /// column. On a shared host a run can be starved without any process here being busy: the
+    /// load average does not show it, and the bench's lateness looks like its own.
+    public static func hostStealSeconds() -> Double? {
+        guard let bytes = FileBytes.read("/proc/stat") else { return nil }
+        return stealSeconds(procStat: String(decoding: bytes, as: UTF8.self), ticksPerSecond: Double(sysconf(Int32(_SC_CLK_TCK))))
+    }
+
+    /// The steal seconds in /proc/stat's text: `cpu  user nice system idle iowait irq softirq steal …`.
+    public static func stealSeconds(procStat: String, ticksPerSecond: Double) -> Double? {
+        guard ticksPerSecond > 0,
+              let line = procStat.split(separator: "\n").first(where: { $0.hasPrefix("cpu ") }) else { return nil }
+        let fields = line.split(separator: " ")
+        guard fields.count > 8, let ticks = Double(fields[8]) else { return nil }
+        return ticks / ticksPerSecond
     }
 }

@@ -28,6 +28,26 @@ extension RunResults {
         return reasons
     }
 
+    /// A note when the host took CPU from this machine while the run went (hypervisor steal, from
+    /// the health samples): at least `windowShareBound` of one core in some window, or
+    /// `totalBoundSeconds` in all. nil when it did not, or when the samples do not say. A note,
+    /// not a reason the generator fell behind: the lag figures say whether it did; this says why
+    /// it may have, when nothing on the machine was busy.
+    public func hostStealNote(totalBoundSeconds: Double = 1, windowShareBound: Double = 0.05) -> String? {
+        let samples = health.filter { $0.hostStealSeconds != nil }.sorted { $0.window < $1.window }
+        guard let total = samples.last?.hostStealSeconds else { return nil }
+        let windowSeconds = Double(windowNanos) / 1e9
+        var worst = (share: 0.0, atSeconds: 0.0)
+        for (a, b) in zip(samples, samples.dropFirst()) where b.window > a.window && windowSeconds > 0 {
+            let share = (b.hostStealSeconds! - a.hostStealSeconds!) / (Double(b.window - a.window) * windowSeconds)
+            if share > worst.share { worst = (share, Double(b.window) * windowSeconds) }
+        }
+        guard total >= totalBoundSeconds || worst.share >= windowShareBound else { return nil }
+        return "host steal: the hypervisor gave \(String(format: "%.1f", total)) s of this machine's CPU to other guests "
+            + "while the run went (at most \(Int((worst.share * 100).rounded())) % of a core in one window, at "
+            + "\(String(format: "%g", worst.atSeconds)) s); requests may have gone out late for a reason outside the bench"
+    }
+
     /// The scheduling-lag p99 above which a run counts as fallen behind, when nothing else says.
     public static let defaultLagBoundMicros: Int64 = 50_000
 

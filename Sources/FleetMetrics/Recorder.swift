@@ -121,11 +121,12 @@ public final class Recorder: Sendable {
     }
 
     /// The generator's health now; one sample per window is kept (the latest).
-    public func healthSample(activeUsers: Int, inFlight: Int, cpuSeconds: Double, rssBytes: Int64) {
+    public func healthSample(activeUsers: Int, inFlight: Int, cpuSeconds: Double, rssBytes: Int64,
+                             hostStealSeconds: Double? = nil) {
         let w = window(of: MonotonicClock.now())
         events.withLock {
             $0.health[w] = HealthSample(window: w, activeUsers: activeUsers, inFlight: inFlight,
-                                        cpuSeconds: cpuSeconds, rssBytes: rssBytes)
+                                        cpuSeconds: cpuSeconds, rssBytes: rssBytes, hostStealSeconds: hostStealSeconds)
         }
     }
 

@@ -67,6 +67,10 @@ extension RunResults {
             if var mine = byWindow[h.window] {
                 mine.activeUsers += h.activeUsers; mine.inFlight += h.inFlight
                 mine.cpuSeconds += h.cpuSeconds; mine.rssBytes += h.rssBytes
+                // Shards on separate hosts each lose their own steal: the merged figure is the sum.
+                if mine.hostStealSeconds != nil || h.hostStealSeconds != nil {
+                    mine.hostStealSeconds = (mine.hostStealSeconds ?? 0) + (h.hostStealSeconds ?? 0)
+                }
                 byWindow[h.window] = mine
             } else {
                 byWindow[h.window] = h

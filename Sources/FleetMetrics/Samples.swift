@@ -23,13 +23,19 @@ public struct HealthSample: Sendable, Codable, Equatable {
     public var cpuSeconds: Double
     /// Resident memory of the bench process.
     public var rssBytes: Int64
+    /// CPU time the hypervisor gave to other guests since the run started, all of the machine's
+    /// cores, cumulative (`ProcessStats.hostStealSeconds`); nil where the system does not say
+    /// (and in results written before it was recorded).
+    public var hostStealSeconds: Double?
 
-    public init(window: Int, activeUsers: Int, inFlight: Int, cpuSeconds: Double, rssBytes: Int64) {
+    public init(window: Int, activeUsers: Int, inFlight: Int, cpuSeconds: Double, rssBytes: Int64,
+                hostStealSeconds: Double? = nil) {
         self.window = window
         self.activeUsers = activeUsers
         self.inFlight = inFlight
         self.cpuSeconds = cpuSeconds
         self.rssBytes = rssBytes
+        self.hostStealSeconds = hostStealSeconds
     }
 }
 

@@ -55,7 +55,7 @@ extension HTMLReport {
         let h = ReportFacts.health(results)
         var s = "<section id=\"health\">\n<h2>Generator health</h2>\n"
         s += "<p class=\"hint\">The bench's own load while it measured: if its CPU is near 100 % of the cores it may use, "
-        s += "its timings are suspect (see scheduling lag above).</p>\n<div class=\"charts\">"
+        s += "its timings are suspect (see scheduling lag above); so are they when the host steals CPU from this machine (a virtual machine's hypervisor running other guests).</p>\n<div class=\"charts\">"
         s += figure(LineChart(title: "CPU used by the bench", xLabel: "time since start (s)", yLabel: "% of one core",
                               series: h.cpu, yFormat: { Format.tick($0) + " %" }, xFormat: at))
         s += figure(LineChart(title: "Resident memory of the bench", xLabel: "time since start (s)", yLabel: "MiB",

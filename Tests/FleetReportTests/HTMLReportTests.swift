@@ -109,4 +109,16 @@ final class HTMLReportTests: XCTestCase {
             XCTAssertTrue("\(error)".hasPrefix("/proc/fleet-cannot-write-here"), "\(error)")
         }
     }
+
+    /// The generator-health CPU chart carries the host's steal beside the bench's CPU when the
+    /// samples have it, as a share of one core per window; results without it get no such series.
+    func testHostStealIsChartedBesideTheBenchCPUWhenRecorded() throws {
+        var r = FixtureFeed.results(seed: 41, stall: false, seconds: 4)
+        XCTAssertEqual(ReportFacts.health(r).cpu.map(\.name), ["CPU (% of one core)"])
+        for i in r.health.indices { r.health[i].hostStealSeconds = [0, 0, 0.25, 0.25][r.health[i].window] }
+        let cpu = ReportFacts.health(r).cpu
+        XCTAssertEqual(cpu.map(\.name), ["CPU (% of one core)", "host steal (% of one core)"])
+        XCTAssertEqual(cpu[1].points.map(\.y), [0, 25, 0])
+        XCTAssertTrue(ReportWriter.renderHTML(r).contains("host steal (% of one core)"))
+    }
 }

@@ -64,9 +64,11 @@ public final class RunSession: Sendable {
             + (wiring.shard.isWhole ? "" : ", shard \(wiring.shard) (users ≡ \(wiring.shard.index) mod \(wiring.shard.count))"))
         for line in profile.populationLines() { say(line) }
 
+        // The host's steal counts from here: the health samples carry what it took during the run.
+        let stealAtStart = ProcessStats.hostStealSeconds()
         let monitor = Task {
             await self.monitor(recorder: wiring.recorder, engine: target.engine, planned: profile.plannedDurationS, start: wiring.start,
-                               windowNanos: wiring.windowNanos, stream: wiring.streamer(say: say))
+                               windowNanos: wiring.windowNanos, stealAtStart: stealAtStart, stream: wiring.streamer(say: say))
         }
         await walk(wiring)
         let auditNotes = await audit(wiring)
@@ -74,7 +76,7 @@ public final class RunSession: Sendable {
         // drained a backlogged database queue for ~5 s) overlaps the report instead of following it.
         target.stack?.beginStop()
         monitor.cancel()
-        sampleHealth(recorder: wiring.recorder, engine: target.engine)
+        sampleHealth(recorder: wiring.recorder, engine: target.engine, stealAtStart: stealAtStart)
 
         let results = conclude(wiring, barrier: barrier, notes: auditNotes)
         for line in profile.populationLines(after: results) { say(line) }
@@ -183,6 +185,7 @@ public final class RunSession: Sendable {
             meta.notes.append("invariants: all \(Invariant.allCases.count) checked, none violated")
         }
         var snapshot = w.recorder.snapshot(meta)
+        if let steal = snapshot.hostStealNote() { snapshot.meta.notes.append(steal) }
         snapshot.violations = violations
         return Verdict.apply(profile: profile, to: snapshot)
     }
@@ -198,7 +201,7 @@ public final class RunSession: Sendable {
 
     /// Generator health every second, and a progress line every `progressEveryS`.
     private func monitor(recorder: Recorder, engine: HTTPEngine, planned: Double, start: UInt64, windowNanos: UInt64,
-                         stream: (@Sendable (UInt64) -> Void)?) async {
+                         stealAtStart: Double?, stream: (@Sendable (UInt64) -> Void)?) async {
         var line = ProgressLine()
         var streamed: UInt64 = 0
         var nextProgress = MonotonicClock.now() &+ UInt64(options.progressEveryS * 1e9)
@@ -212,7 +215,7 @@ public final class RunSession: Sendable {
             let late = MonotonicClock.now()
             if tick &+ 1_000_000_000 < late { tick = start &+ (late &- start) / 1_000_000_000 * 1_000_000_000 &+ 1_005_000_000 }
             guard await Pause.until(tick) else { return }
-            sampleHealth(recorder: recorder, engine: engine)
+            sampleHealth(recorder: recorder, engine: engine, stealAtStart: stealAtStart)
             let now = MonotonicClock.now()
             // A window closed since the last append: stream the results up to it.
             if let stream, now > start, windowNanos > 0, (now &- start) / windowNanos > streamed {
@@ -231,9 +234,12 @@ public final class RunSession: Sendable {
         }
     }
 
-    private func sampleHealth(recorder: Recorder, engine: HTTPEngine) {
+    private func sampleHealth(recorder: Recorder, engine: HTTPEngine, stealAtStart: Double?) {
+        // Whole milliseconds: the counter ticks in 10 ms, and a difference of two large sums is not exact.
+        let steal = stealAtStart.flatMap { base in ProcessStats.hostStealSeconds().map { Swift.max(0, (($0 - base) * 1000).rounded() / 1000) } }
         recorder.healthSample(activeUsers: control.activeUsers, inFlight: engine.inFlight,
-                              cpuSeconds: ProcessStats.cpuSeconds(), rssBytes: ProcessStats.residentBytes())
+                              cpuSeconds: ProcessStats.cpuSeconds(), rssBytes: ProcessStats.residentBytes(),
+                              hostStealSeconds: steal)
     }
 
     static func runId(profile: String, wallMillis: Int64, seed: UInt64) -> String {
