@@ -54,6 +54,17 @@ bench_load_guard() {
         fi
     fi
     BENCH_LOAD_START="$(cut -d' ' -f1-3 /proc/loadavg)"
+    BENCH_STEAL_AT_START=$(bench_steal_ticks)
+}
+
+# The host's steal so far (ticks of /proc/stat's cpu line; see bench_steal_start below).
+bench_steal_ticks() { awk '/^cpu / { print $9 }' /proc/stat; }
+
+# "Host steal over the runs: S s." since the load guard (empty when the guard did not run).
+bench_steal_summary() {
+    [ -n "${BENCH_STEAL_AT_START:-}" ] || return 0
+    awk -v a="$BENCH_STEAL_AT_START" -v b="$(bench_steal_ticks)" -v hz="$(getconf CLK_TCK)" \
+        'BEGIN { printf "Host steal (CPU the hypervisor gave other guests) from the load guard to now: %.1f s.\n", (b - a) / hz }'
 }
 
 # Before one run: prints "LOAD1 BUSY FLAG" (FLAG loaded|quiet) and appends it with the run's
@@ -93,11 +104,12 @@ print(*(["%.4g" % statistics.median(v), "%.4g" % v[0], "%.4g" % v[-1], len(v)] i
 # "Load: start 0.12 0.30 0.40; per run 1-min 0.1–0.3, busy cores 0.0–0.1; 0 of 6 runs loaded."
 bench_load_summary() {
     local log=${1:-$BENCH_LOADLOG}
-    [ -s "$log" ] || { echo "Load at start: ${BENCH_LOAD_START:-unknown}."; return; }
+    [ -s "$log" ] || { echo "Load at start: ${BENCH_LOAD_START:-unknown}."; bench_steal_summary; return; }
     awk -v start="${BENCH_LOAD_START:-unknown}" -v max="$LOAD_MAX" '
         { n++; if (n == 1 || $2 < l1) l1 = $2; if (n == 1 || $2 > h1) h1 = $2;
           if (n == 1 || $3 < lb) lb = $3; if (n == 1 || $3 > hb) hb = $3; if ($4 == "loaded") k++ }
         END { printf "Load: 1-min average at start %s; before each run 1-min %.2f–%.2f, cores busy in the last second %.2f–%.2f (bound LOAD_MAX %s); %d of %d runs loaded.\n", start, l1, h1, lb, hb, max, k, n }' "$log"
+    bench_steal_summary
 }
 
 # Host steal while a run goes: CPU time the hypervisor gave to other guests. A shared host's
@@ -109,7 +121,7 @@ bench_load_summary() {
 bench_steal_start() {
     BENCH_STEAL_LOG=$(mktemp /tmp/fleet-steal.XXXXXX)
     local parent=$$
-    ( while kill -0 "$parent" 2>/dev/null; do awk '/^cpu / { print $9 }' /proc/stat; sleep 1; done ) > "$BENCH_STEAL_LOG" 2>/dev/null &
+    ( while kill -0 "$parent" 2>/dev/null; do bench_steal_ticks; sleep 1; done ) > "$BENCH_STEAL_LOG" 2>/dev/null &
     BENCH_STEAL_PID=$!
 }
 bench_steal_stop() {
