@@ -49,13 +49,15 @@ struct CapacityReport {
         return String(format: "step %d: offered %@ users/s → %@%@ · achieved %.2f journeys/s · %@ · %@ · errors %.2f %% · lag p99 %.0f ms · cpu %.2f · %.0f s%@",
                s.index, CapacityFormat.rate(s.offeredRate), s.verdict.label, s.verdict.detail.isEmpty ? "" : " (\(s.verdict.detail))",
                s.achievedJourneysPerS, turnaround, settlement, s.errorRate * 100, s.lagP99Ms,
-               s.generatorCPU, s.durationS, s.steady ? ", steady" : "") + (s.topError.isEmpty ? "" : " · top error: " + s.topError)
+               s.generatorCPU, s.durationS, s.steady ? ", steady" : "")
+            + (s.hostSteal >= 0.01 ? String(format: " · host steal %.2f cores", s.hostSteal) : "")
+            + (s.topError.isEmpty ? "" : " · top error: " + s.topError)
     }
 
     static let csvHeader = "step,offered_rate,verdict,limit,duration_s,measured_windows,steady,achieved_journeys_per_s,assessments_per_s,"
         + "turnaround_p50_ms,turnaround_p99_ms,turnaround_p99_min_ms,turnaround_p99_max_ms,settlement_p50_ms,settlement_p99_ms,"
         + "settlement_p99_min_ms,settlement_p99_max_ms,error_rate,requests,dropped,lag_p99_ms,generator_cpu,concurrent_users,"
-        + "users_created,sessions_created,turnaround_samples,settlement_samples"
+        + "users_created,sessions_created,turnaround_samples,settlement_samples,host_steal_cores"
 
     var csv: String {
         var out = Self.csvHeader + "\n"
@@ -70,6 +72,7 @@ struct CapacityReport {
                 st(s.settlementP50Ms), st(s.settlementP99Ms), st(s.settlementP99Spread.min), st(s.settlementP99Spread.max),
                 g(s.errorRate), String(s.requests), String(s.dropped), g(s.lagP99Ms), g(s.generatorCPU), g(s.concurrentUsers),
                 String(s.usersCreated), String(s.sessionsCreated), String(s.turnaroundSamples), String(s.settlementSamples),
+                g(s.hostSteal),
             ]
             out += cells.joined(separator: ",") + "\n"
         }

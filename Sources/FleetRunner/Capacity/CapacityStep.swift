@@ -52,6 +52,9 @@ public struct CapacityStep: Sendable, Equatable {
     public var lagP99Ms: Double = 0
     /// The bench process's CPU use in the measured windows, in cores.
     public var generatorCPU: Double = 0
+    /// CPU the hypervisor gave other guests in the measured windows, in cores: a step measured
+    /// while the host took the machine's CPU away is shown as such (it does not change the verdict).
+    public var hostSteal: Double = 0
     /// Mean users alive in the measured windows (concurrent users).
     public var concurrentUsers: Double = 0
     /// What the step created on the stack, as the bench counted it.

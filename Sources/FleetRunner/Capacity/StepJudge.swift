@@ -20,6 +20,9 @@ public struct StepWindow: Sendable {
     public var activeUsers = 0
     /// CPU seconds the bench process used during the window.
     public var cpuSeconds = 0.0
+    /// CPU seconds the hypervisor gave other guests during the window (the whole machine; 0 where
+    /// the system does not say).
+    public var hostStealSeconds = 0.0
     public var usersStarted: Int64 = 0
     public var sessionsCreated: Int64 = 0
 
@@ -123,7 +126,7 @@ public struct StepJudge: Sendable {
         var turn = Histogram(), settle = Histogram(), lag = Histogram()
         var s = CapacityStep(index: index, offeredRate: rate, verdict: .pass)
         var t99: [Double] = [], s99: [Double] = [], q50: [Double] = []
-        var cpu = 0.0, users = 0.0
+        var cpu = 0.0, users = 0.0, steal = 0.0
         for w in measured {
             turn.merge(w.turnaround)
             settle.merge(w.settlement)
@@ -135,6 +138,7 @@ public struct StepJudge: Sendable {
             s.requests += w.requests
             s.dropped += w.dropped
             cpu += w.cpuSeconds
+            steal += w.hostStealSeconds
             users += Double(w.activeUsers)
             s.assessmentsPerS += Double(w.assessments)
             s.achievedJourneysPerS += Double(w.journeysCompleted)
@@ -150,6 +154,7 @@ public struct StepJudge: Sendable {
             s.assessmentsPerS /= span
             s.achievedJourneysPerS /= span
             s.generatorCPU = cpu / span
+            s.hostSteal = steal / span
             s.concurrentUsers = users / Double(measured.count)
         }
         s.errorRate = s.requests > 0 ? Double(errors) / Double(s.requests) : 0

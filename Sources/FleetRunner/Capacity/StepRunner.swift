@@ -117,6 +117,7 @@ struct WindowProbe {
     let recorder: Recorder
     private var last = (journeys: Int64(0), dropped: Int64(0), users: Int64(0), sessions: Int64(0))
     private var lastCPU = ProcessStats.cpuSeconds()
+    private var lastSteal = ProcessStats.hostStealSeconds()
 
     init(recorder: Recorder) { self.recorder = recorder }
 
@@ -154,6 +155,9 @@ struct WindowProbe {
         let cpu = ProcessStats.cpuSeconds()
         w.cpuSeconds = cpu - lastCPU
         lastCPU = cpu
+        let steal = ProcessStats.hostStealSeconds()
+        if let steal, let lastSteal { w.hostStealSeconds = max(0, steal - lastSteal) }
+        lastSteal = steal
         w.activeUsers = activeUsers
         return w
     }
