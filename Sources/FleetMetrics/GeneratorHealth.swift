@@ -34,18 +34,26 @@ extension RunResults {
     /// not a reason the generator fell behind: the lag figures say whether it did; this says why
     /// it may have, when nothing on the machine was busy.
     public func hostStealNote(totalBoundSeconds: Double = 1, windowShareBound: Double = 0.05) -> String? {
-        let samples = health.filter { $0.hostStealSeconds != nil }.sorted { $0.window < $1.window }
-        guard let total = samples.last?.hostStealSeconds else { return nil }
-        let windowSeconds = Double(windowNanos) / 1e9
-        var worst = (share: 0.0, atSeconds: 0.0)
-        for (a, b) in zip(samples, samples.dropFirst()) where b.window > a.window && windowSeconds > 0 {
-            let share = (b.hostStealSeconds! - a.hostStealSeconds!) / (Double(b.window - a.window) * windowSeconds)
-            if share > worst.share { worst = (share, Double(b.window) * windowSeconds) }
-        }
+        guard let total = health.filter({ $0.hostStealSeconds != nil }).max(by: { $0.window < $1.window })?.hostStealSeconds
+        else { return nil }
+        let worst = hostStealShares().max { $0.share < $1.share } ?? (window: 0, share: 0)
         guard total >= totalBoundSeconds || worst.share >= windowShareBound else { return nil }
+        let at = Double(worst.window) * Double(windowNanos) / 1e9
         return "host steal: the hypervisor gave \(String(format: "%.1f", total)) s of this machine's CPU to other guests "
             + "while the run went (at most \(Int((worst.share * 100).rounded())) % of a core in one window, at "
-            + "\(String(format: "%g", worst.atSeconds)) s); requests may have gone out late for a reason outside the bench"
+            + "\(String(format: "%g", at)) s); requests may have gone out late for a reason outside the bench"
+    }
+
+    /// The host's steal window by window, as a share of one core: between consecutive health
+    /// samples that carry it (the note above and the report's chart both read it from here).
+    public func hostStealShares() -> [(window: Int, share: Double)] {
+        let samples = health.compactMap { h in h.hostStealSeconds.map { (window: h.window, seconds: $0) } }
+            .sorted { $0.window < $1.window }
+        let windowSeconds = Double(windowNanos) / 1e9
+        guard windowSeconds > 0 else { return [] }
+        return zip(samples, samples.dropFirst()).compactMap { a, b in
+            b.window > a.window ? (b.window, Swift.max(0, (b.seconds - a.seconds) / (Double(b.window - a.window) * windowSeconds))) : nil
+        }
     }
 
     /// The scheduling-lag p99 above which a run counts as fallen behind, when nothing else says.

@@ -112,14 +112,12 @@ enum ReportFacts {
         let users = [ChartSeries(name: "active users", points: hs.map { (windowMid(r, $0.window), Double($0.activeUsers)) }),
                      ChartSeries(name: "requests in flight", points: hs.map { (windowMid(r, $0.window), Double($0.inFlight)) })]
         var cpu = ChartSeries(name: "CPU (% of one core)", points: [])
-        var steal = ChartSeries(name: "host steal (% of one core)", points: [])
         for (a, b) in zip(hs, hs.dropFirst()) where b.window > a.window {
             let seconds = Double(b.window - a.window) * windowSeconds(r)
             cpu.points.append((windowMid(r, b.window), Swift.max(0, (b.cpuSeconds - a.cpuSeconds) / seconds * 100)))
-            if let x = a.hostStealSeconds, let y = b.hostStealSeconds {
-                steal.points.append((windowMid(r, b.window), Swift.max(0, (y - x) / seconds * 100)))
-            }
         }
+        let steal = ChartSeries(name: "host steal (% of one core)",
+                                points: r.hostStealShares().map { (windowMid(r, $0.window), $0.share * 100) })
         let memory = [ChartSeries(name: "resident memory (MiB)", points: hs.map { (windowMid(r, $0.window), Double($0.rssBytes) / 1_048_576) })]
         return (users, steal.points.isEmpty ? [cpu] : [cpu, steal], memory)
     }
