@@ -7,8 +7,10 @@
 /// One metric in one window while recording.
 final class WindowSlot {
     let index: Int
-    var corrected = Histogram()
-    var uncorrected = Histogram()
+    /// Sparse while recording (`Histogram.sparseRecording`): a window of a few samples costs
+    /// their bins, not a counts array up to the highest one, and closes without a scan.
+    var corrected = Histogram.sparseRecording()
+    var uncorrected = Histogram.sparseRecording()
     var errors: Int64 = 0
 
     init(index: Int) { self.index = index }

@@ -93,6 +93,47 @@ final class HistogramTests: XCTestCase {
         XCTAssertEqual(h.value(atPercentile: 20), 0)
     }
 
+    /// A window histogram records sparsely (`sparseRecording`) and turns dense past its bin
+    /// limit; in both stretches it holds what a dense one holds, bin for bin, and answers the
+    /// same percentiles, which stay within the layout's precision of the sorted samples.
+    func testSparseRecordingHoldsWhatDenseRecordingHolds() {
+        let values = lognormalSample(5_000, seed: 23) + [0, -5, 4_000_000_000, 1, 1]
+        var dense = Histogram(), sparse = Histogram.sparseRecording()
+        var sawSparseWithManyBins = false
+        for (i, v) in values.enumerated() {
+            dense.record(v, count: i % 7 == 0 ? 3 : 1)
+            sparse.record(v, count: i % 7 == 0 ? 3 : 1)
+            if i == 40 {
+                XCTAssertTrue(sparse.isSparse, "a few dozen samples stay sparse")
+                XCTAssertEqual(sparse, dense)
+                XCTAssertEqual(sparse.values(atPercentiles: percentiles), dense.values(atPercentiles: percentiles))
+            }
+            if sparse.isSparse && sparse.sparseIndices.count >= Histogram.sparseRecordingLimit { sawSparseWithManyBins = true }
+        }
+        XCTAssertTrue(sawSparseWithManyBins, "the sample reached the limit in sparse form")
+        XCTAssertFalse(sparse.isSparse, "past \(Histogram.sparseRecordingLimit) bins it records densely")
+        XCTAssertEqual(sparse, dense)
+        XCTAssertEqual(sparse.count, dense.count)
+        XCTAssertEqual(sparse.sum, dense.sum)
+        XCTAssertEqual(sparse.clamped, 2)
+        XCTAssertEqual(sparse.values(atPercentiles: percentiles), dense.values(atPercentiles: percentiles))
+        // Against the samples themselves (each recorded 3 times when i % 7 == 0).
+        let expanded = values.enumerated().flatMap { i, v -> [Int64] in
+            Array(repeating: min(max(v, 0), sparse.highest), count: i % 7 == 0 ? 3 : 1)
+        }.sorted()
+        for p in percentiles {
+            let exact = exactPercentile(expanded, p)
+            XCTAssertEqual(Double(sparse.value(atPercentile: p)), Double(exact), accuracy: max(1, Double(exact) * 0.001), "p\(p)")
+        }
+        // A sparse histogram that merges and compacts like any other.
+        var merged = Histogram.sparseRecording()
+        merged.record(10)
+        merged.merge(sparse)
+        var both = dense
+        both.record(10)
+        XCTAssertEqual(merged, both)
+    }
+
     func testEmptyHistogramAnswersZero() {
         let h = Histogram()
         XCTAssertEqual(h.value(atPercentile: 99), 0)
