@@ -57,10 +57,47 @@ enum Redact {
     /// not SHA-256, which cost 2 % of the bench's CPU when it was taken of every answer.
     static func digestAndExcerpt(_ v: JSONValue?, limit: Int) -> (digest: String, excerpt: String) {
         guard let v else { return ("", "") }
-        let bytes = v.serializedBytes(redacting: secretKeys, as: "<redacted>")
+        return digestAndExcerpt(bytes: v.serializedBytes(redacting: secretKeys, as: "<redacted>"), limit: limit)
+    }
+
+    /// The same for an answer as it came (`raw`) and as parsed: taken of the raw bytes when no
+    /// secret key can be in them, else of the redacted serialisation. Most answers hold no token,
+    /// and serialising every parsed answer again was most of the checker's instructions per
+    /// exchange (bench/instructions.sh). An answer that is not JSON (`parsed` nil) gets none, as before.
+    static func digestAndExcerpt(raw: [UInt8], parsed: JSONValue?, limit: Int) -> (digest: String, excerpt: String) {
+        guard parsed != nil else { return ("", "") }
+        if !raw.isEmpty && !mayHoldSecret(raw) { return digestAndExcerpt(bytes: raw, limit: limit) }
+        return digestAndExcerpt(parsed, limit: limit)
+    }
+
+    /// Whether a secret key could be among the raw answer's keys: every one of them contains
+    /// `token` or is `signed_transaction`, and a key's letters can only be written otherwise as
+    /// a `\u` escape. So an answer without any of the three needs no redaction; one with them
+    /// (even in a value) takes the redacting path.
+    static func mayHoldSecret(_ raw: [UInt8]) -> Bool {
+        let token = Array("token".utf8), signed = Array("signed_transaction".utf8)
+        return raw.withUnsafeBufferPointer { b in
+            func at(_ i: Int, _ word: [UInt8]) -> Bool {
+                guard i + word.count <= b.count else { return false }
+                for k in 0..<word.count where b[i + k] != word[k] { return false }
+                return true
+            }
+            for i in 0..<b.count {
+                switch b[i] {
+                case UInt8(ascii: "t"): if at(i, token) { return true }
+                case UInt8(ascii: "s"): if at(i, signed) { return true }
+                case UInt8(ascii: "\\"): if i + 1 < b.count && b[i + 1] == UInt8(ascii: "u") { return true }
+                default: break
+                }
+            }
+            return false
+        }
+    }
+
+    private static func digestAndExcerpt(bytes: [UInt8], limit: Int) -> (digest: String, excerpt: String) {
         var h: UInt64 = 0xcbf2_9ce4_8422_2325
         for b in bytes { h = (h ^ UInt64(b)) &* 0x100_0000_01b3 }
-        let digest = Hex.encode((0..<6).map { UInt8(truncatingIfNeeded: h >> (56 - 8 * $0)) })
+        let digest = hex48(h)
         // Serialised JSON is mostly ASCII: when the first `limit + 1` bytes are ASCII (and hold no
         // CR, which joins a following LF into one character), they are `limit + 1` characters,
         // so the cut needs no grapheme walk (which cost more than the serialisation).
@@ -77,6 +114,17 @@ enum Redact {
             if head.count > limit { return (digest, cut(head, limit)) }
         }
         return (digest, cut(String(decoding: bytes, as: UTF8.self), limit))
+    }
+
+    /// The top 48 bits of `h` as 12 lower-case hex digits.
+    private static func hex48(_ h: UInt64) -> String {
+        String(unsafeUninitializedCapacity: 12) { out in
+            for k in 0..<12 {
+                let nibble = UInt8(truncatingIfNeeded: h >> (60 - 4 * k)) & 0x0f
+                out[k] = nibble < 10 ? 0x30 + nibble : 0x57 + nibble
+            }
+            return 12
+        }
     }
 
     private static func cut(_ s: String, _ limit: Int) -> String {

@@ -16,8 +16,11 @@ public struct Exchange: Sendable {
     public var status: Int?
     /// The answer parsed as JSON; nil when empty or not JSON (the client counts that as an error).
     public var body: JSONValue?
-    /// The raw answer's length and a short digest, for traces.
+    /// The raw answer's length, for traces.
     public var bodyBytes: Int
+    /// The raw answer as it came (shared with the response, not copied): a trace line is cut
+    /// from it when it needs no redaction.
+    public var rawBody: [UInt8] = []
     public var intended: UInt64
     public var sent: UInt64
     public var received: UInt64

@@ -21,6 +21,33 @@ final class TraceDigestTests: XCTestCase {
         XCTAssertEqual(Redact.digestAndExcerpt(nil, limit: 240).digest, "")
     }
 
+    /// From the raw answer: without a secret key it is the raw bytes' digest and text; with one —
+    /// also spelled with a `\u` escape, which only the parsed form shows as `token` — the redacted path.
+    func testRawAnswersWithoutSecretsAreTakenAsTheyCameAndOthersAreRedacted() throws {
+        func both(_ text: String) throws -> (digest: String, excerpt: String) {
+            let raw = Array(text.utf8)
+            return Redact.digestAndExcerpt(raw: raw, parsed: try JSONValue.parse(raw), limit: 240)
+        }
+        let plain = try both(#"{"id": "s_1",  "stage": "reading"}"#)
+        XCTAssertEqual(plain.excerpt, #"{"id": "s_1",  "stage": "reading"}"#, "the answer as it came, spacing and all")
+        XCTAssertEqual(plain.digest.count, 12)
+        XCTAssertTrue(plain.digest.allSatisfy(\.isHexDigit), plain.digest)
+        XCTAssertNotEqual(plain.digest, try both(#"{"id": "s_2",  "stage": "reading"}"#).digest)
+        XCTAssertEqual(plain.digest, try both(#"{"id": "s_1",  "stage": "reading"}"#).digest)
+
+        let signedIn = try both(#"{"access_token": "secret-A", "user": {"id": "u_1"}}"#)
+        XCTAssertEqual(signedIn.excerpt, #"{"access_token":"<redacted>","user":{"id":"u_1"}}"#)
+        let escaped = try both(#"{"tok\u0065n": "secret-B", "n": 1}"#)
+        XCTAssertFalse(escaped.excerpt.contains("secret-B"), escaped.excerpt)
+        XCTAssertEqual(escaped.excerpt, #"{"n":1,"token":"<redacted>"}"#)
+        let signed = try both(#"{"signed_transaction": "jws.secret"}"#)
+        XCTAssertFalse(signed.excerpt.contains("jws.secret"), signed.excerpt)
+
+        XCTAssertEqual(Redact.digestAndExcerpt(raw: Array("not json".utf8), parsed: nil, limit: 240).digest, "")
+        XCTAssertTrue(Redact.mayHoldSecret(Array(#"{"a": "the token is in a value"}"#.utf8)), "a value naming one takes the safe path")
+        XCTAssertFalse(Redact.mayHoldSecret(Array(#"{"a": "tok", "b": "signed"}"#.utf8)))
+    }
+
     func testExcerptIsCutAtItsLimitInCharacters() {
         let long: JSONValue = ["s": .string(String(repeating: "é", count: 2000))]
         let (_, e) = Redact.digestAndExcerpt(long, limit: 240)
