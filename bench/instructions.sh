@@ -112,7 +112,8 @@ section="$work/section.md"
     echo "callgrind, checks on, no end-of-run audit; the engine replays the requests a first run recorded at the journeys'"
     echo "pace under valgrind ($rate req/s) over $conns connections. \`IOLoop.run\` = the I/O threads' instructions"
     echo "(users' code, client, checker, recorder, engine, libcurl); per-second work = the monitor's result stream and"
-    echo "progress line. Executed instructions do not move with load or host steal; they are not time. One run each.)"
+    echo "progress line, per one-second window of the run. Executed instructions do not move with load or host steal;"
+    echo "they are not time. One run each: under valgrind the pace, and so the per-request figures, vary by a few %.)"
     echo "Load at start: $BENCH_LOAD_START (not judged: instruction counts do not depend on it)."
     echo
     python3 - "$work" "$before" <<'PY'
@@ -139,26 +140,27 @@ def journeys(name):
     if not f or not os.path.exists(os.path.join(work, f"cg.{name}.out")): return None
     r = json.load(open(f[0]))
     reqs = sum(sum(e["statuses"].values()) for e in r["endpoints"] if not e["name"].startswith("audit:"))
-    return dict(reqs=reqs, **inclusive(os.path.join(work, f"cg.{name}.out")))
+    return dict(reqs=reqs, windows=len(r["health"]), **inclusive(os.path.join(work, f"cg.{name}.out")))
 
 def engine():
     p = os.path.join(work, "engine.out")
     if not os.path.exists(p): return None
     m = re.search(r"(\d+) requests in", open(p).read())
     if not m: return None
-    return dict(reqs=int(m.group(1)), **inclusive(os.path.join(work, "cg.engine.out")))
+    return dict(reqs=int(m.group(1)), windows=0, **inclusive(os.path.join(work, "cg.engine.out")))
 
 rows = [("journeys (fleet run, dailyQuest)", journeys("journeys"))]
 if before: rows.append(("journeys, --before binary", journeys("before")))
 rows.append(("bare engine (fleet blast --replay, paced)", engine()))
 k = lambda x: f"{x / 1000:,.1f}k"
-print("| path | requests | I/O threads (IOLoop.run) per request | of which checker | of which recorder | per-second work per request | Histogram.compact per request |")
+print("| path | requests | I/O threads (IOLoop.run) per request | of which checker | of which recorder | Histogram.compact per request | per-second work per window |")
 print("|---|---:|---:|---:|---:|---:|---:|")
 for label, x in rows:
     if not x or not x["reqs"]:
         print(f"| {label} | n/a | | | | | |"); continue
     n = x["reqs"]
-    print(f"| {label} | {n} | {k(x['io'] / n)} | {k(x['checker'] / n)} | {k(x['record'] / n)} | {k(x['stream'] / n)} | {k(x['compact'] / n)} |")
+    per_window = k(x["stream"] / x["windows"]) if x["windows"] else "–"
+    print(f"| {label} | {n} | {k(x['io'] / n)} | {k(x['checker'] / n)} | {k(x['record'] / n)} | {k(x['compact'] / n)} | {per_window} |")
 j, e = rows[0][1], rows[-1][1]
 if j and e and j["reqs"] and e["reqs"]:
     print()
@@ -166,7 +168,7 @@ if j and e and j["reqs"] and e["reqs"]:
 if before and len(rows) == 3 and rows[1][1] and j:
     b = rows[1][1]
     print(f"This binary / the --before binary, the journeys' I/O threads per request: {(j['io'] / j['reqs']) / (b['io'] / b['reqs']):.3f} ×;"
-          f" per-second work per request: {(j['stream'] / j['reqs']) / max(1, b['stream'] / b['reqs']):.3f} ×.")
+          f" per-second work per window: {(j['stream'] / j['windows']) / max(1, b['stream'] / b['windows']):.3f} ×.")
 PY
 } > "$section"
 cat "$section"
