@@ -93,25 +93,27 @@ final class HistogramTests: XCTestCase {
         XCTAssertEqual(h.value(atPercentile: 20), 0)
     }
 
-    /// A window histogram records sparsely (`sparseRecording`) and turns dense past its bin
-    /// limit; in both stretches it holds what a dense one holds, bin for bin, and answers the
+    /// A window histogram records sparsely (`sparseRecording`) and turns dense past its sample
+    /// bound; in both stretches it holds what a dense one holds, bin for bin, and answers the
     /// same percentiles, which stay within the layout's precision of the sorted samples.
     func testSparseRecordingHoldsWhatDenseRecordingHolds() {
         let values = lognormalSample(5_000, seed: 23) + [0, -5, 4_000_000_000, 1, 1]
         var dense = Histogram(), sparse = Histogram.sparseRecording()
-        var sawSparseWithManyBins = false
         for (i, v) in values.enumerated() {
             dense.record(v, count: i % 7 == 0 ? 3 : 1)
             sparse.record(v, count: i % 7 == 0 ? 3 : 1)
-            if i == 40 {
+            if i == 20 {
                 XCTAssertTrue(sparse.isSparse, "a few dozen samples stay sparse")
                 XCTAssertEqual(sparse, dense)
                 XCTAssertEqual(sparse.values(atPercentiles: percentiles), dense.values(atPercentiles: percentiles))
             }
-            if sparse.isSparse && sparse.sparseIndices.count >= Histogram.sparseRecordingLimit { sawSparseWithManyBins = true }
+            if i == 45 {
+                XCTAssertTrue(sparse.isSparse, "\(sparse.count) samples stay sparse")
+                XCTAssertGreaterThan(sparse.sparseIndices.count, 30, "over many bins")
+                XCTAssertEqual(sparse, dense)
+            }
         }
-        XCTAssertTrue(sawSparseWithManyBins, "the sample reached the limit in sparse form")
-        XCTAssertFalse(sparse.isSparse, "past \(Histogram.sparseRecordingLimit) bins it records densely")
+        XCTAssertFalse(sparse.isSparse, "past \(Histogram.sparseRecordingSamples) samples it records densely")
         XCTAssertEqual(sparse, dense)
         XCTAssertEqual(sparse.count, dense.count)
         XCTAssertEqual(sparse.sum, dense.sum)
@@ -125,6 +127,14 @@ final class HistogramTests: XCTestCase {
             let exact = exactPercentile(expanded, p)
             XCTAssertEqual(Double(sparse.value(atPercentile: p)), Double(exact), accuracy: max(1, Double(exact) * 0.001), "p\(p)")
         }
+        // A busy window of few bins turns dense after `sparseRecordingSamples` samples too.
+        var busy = Histogram.sparseRecording(), busyDense = Histogram()
+        for i in 0..<Int(Histogram.sparseRecordingSamples) + 10 {
+            busy.record(Int64(1_000 + i % 20)); busyDense.record(Int64(1_000 + i % 20))
+            if i == 50 { XCTAssertTrue(busy.isSparse) }
+        }
+        XCTAssertFalse(busy.isSparse, "20 bins, but past the sample bound")
+        XCTAssertEqual(busy, busyDense)
         // A sparse histogram that merges and compacts like any other.
         var merged = Histogram.sparseRecording()
         merged.record(10)
