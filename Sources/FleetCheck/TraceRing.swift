@@ -70,25 +70,25 @@ enum Redact {
         return digestAndExcerpt(parsed, limit: limit)
     }
 
-    /// Whether a secret key could be among the raw answer's keys: every one of them contains
-    /// `token` or is `signed_transaction`, and a key's letters can only be written otherwise as
-    /// a `\u` escape. So an answer without any of the three needs no redaction; one with them
-    /// (even in a value) takes the redacting path.
+    /// The secret keys that contain no other (`token`, `signed_transaction`): finding none of
+    /// them finds none of `secretKeys`. Derived, so a key added there is searched for too.
+    private static let secretWords: [[UInt8]] = secretKeys
+        .filter { k in !secretKeys.contains { $0 != k && k.contains($0) } }
+        .map { Array($0.utf8) }
+
+    /// Whether a secret key could be among the raw answer's keys: a key spells its letters
+    /// plainly or as a `\u` escape. So an answer holding neither a `secretWords` entry nor a
+    /// `\u` needs no redaction; one with them (even in a value) takes the redacting path.
     static func mayHoldSecret(_ raw: [UInt8]) -> Bool {
-        let token = Array("token".utf8), signed = Array("signed_transaction".utf8)
-        return raw.withUnsafeBufferPointer { b in
+        raw.withUnsafeBufferPointer { b in
             func at(_ i: Int, _ word: [UInt8]) -> Bool {
                 guard i + word.count <= b.count else { return false }
                 for k in 0..<word.count where b[i + k] != word[k] { return false }
                 return true
             }
             for i in 0..<b.count {
-                switch b[i] {
-                case UInt8(ascii: "t"): if at(i, token) { return true }
-                case UInt8(ascii: "s"): if at(i, signed) { return true }
-                case UInt8(ascii: "\\"): if i + 1 < b.count && b[i + 1] == UInt8(ascii: "u") { return true }
-                default: break
-                }
+                if b[i] == UInt8(ascii: "\\") && i + 1 < b.count && b[i + 1] == UInt8(ascii: "u") { return true }
+                for word in secretWords where word[0] == b[i] && at(i, word) { return true }
             }
             return false
         }

@@ -56,12 +56,12 @@ public final class UserChecker: ExchangeObserver {
         if let d = e.serverDateMs {
             fleet.skew.observe(serverDateMs: d, sentWallMs: clock.wallMs(e.sent), receivedWallMs: clock.wallMs(e.received))
         }
+        // One pass for both the digest and the excerpt: over the raw answer when it can hold no
+        // secret, else over its redacted serialisation. Outside the lock: it reads only `e`.
+        let (digest, excerpt) = Redact.digestAndExcerpt(raw: e.rawBody, parsed: e.body, limit: 240)
         let (findings, journey, seqs) = state.withLock { s -> ([Finding], String, [Int: String]) in
             s.seq += 1
             let seen = Seen(seq: s.seq, sent: e.sent, received: e.received)
-            // One pass for both the digest and the excerpt: over the raw answer when it can hold
-            // no secret, else over its redacted serialisation.
-            let (digest, excerpt) = Redact.digestAndExcerpt(raw: e.rawBody, parsed: e.body, limit: 240)
             s.ring.append(TraceEntry(seq: s.seq, intendedMs: ms(e.intended), actualMs: ms(e.sent), endMs: ms(e.received),
                                      what: e.template, path: e.path, status: e.status,
                                      digest: e.bodyBytes > 0 ? digest : "", excerpt: excerpt))

@@ -77,7 +77,6 @@ extension APIClient {
                          status: nil, body: nil, intended: intended, sent: actual, received: end)
         if case let .success(r) = result {
             e.status = r.status
-            e.bodyBytes = r.body.count
             e.rawBody = r.body
             if !r.body.isEmpty { e.body = try? (parsed ?? Result { () throws(JSONParseError) in try JSONValue.parse(r.body) }).get() }
             e.serverDateMs = r.header("Date").flatMap(HTTPDate.parseMillis)

@@ -16,11 +16,11 @@ public struct Exchange: Sendable {
     public var status: Int?
     /// The answer parsed as JSON; nil when empty or not JSON (the client counts that as an error).
     public var body: JSONValue?
-    /// The raw answer's length, for traces.
-    public var bodyBytes: Int
     /// The raw answer as it came (shared with the response, not copied): a trace line is cut
     /// from it when it needs no redaction.
-    public var rawBody: [UInt8] = []
+    public var rawBody: [UInt8]
+    /// The raw answer's length, for traces.
+    public var bodyBytes: Int { rawBody.count }
     public var intended: UInt64
     public var sent: UInt64
     public var received: UInt64
@@ -28,7 +28,7 @@ public struct Exchange: Sendable {
     public var serverDateMs: Int64?
 
     public init(template: String, path: String, requestBody: JSONValue? = nil, idempotencyKey: String? = nil,
-                status: Int?, body: JSONValue?, bodyBytes: Int = 0, intended: UInt64, sent: UInt64, received: UInt64,
+                status: Int?, body: JSONValue?, rawBody: [UInt8] = [], intended: UInt64, sent: UInt64, received: UInt64,
                 serverDateMs: Int64? = nil) {
         self.template = template
         self.path = path
@@ -36,7 +36,7 @@ public struct Exchange: Sendable {
         self.idempotencyKey = idempotencyKey
         self.status = status
         self.body = body
-        self.bodyBytes = bodyBytes
+        self.rawBody = rawBody
         self.intended = intended
         self.sent = sent
         self.received = received

@@ -31,7 +31,7 @@ final class Script {
         let sent = now &+ 10_000_000
         u.willSend(template: template, path: path, body: request, at: sent)
         let e = Exchange(template: template, path: path, requestBody: request, idempotencyKey: key, status: status, body: body,
-                         bodyBytes: body == nil ? 0 : 10, intended: sent, sent: sent, received: sent &+ tookMs * 1_000_000)
+                         rawBody: body?.serializedBytes() ?? [], intended: sent, sent: sent, received: sent &+ tookMs * 1_000_000)
         u.exchanged(e)
         now = e.received
         return e
