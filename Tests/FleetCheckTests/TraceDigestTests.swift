@@ -46,6 +46,13 @@ final class TraceDigestTests: XCTestCase {
         XCTAssertEqual(Redact.digestAndExcerpt(raw: Array("not json".utf8), parsed: nil, limit: 240).digest, "")
         XCTAssertTrue(Redact.mayHoldSecret(Array(#"{"a": "the token is in a value"}"#.utf8)), "a value naming one takes the safe path")
         XCTAssertFalse(Redact.mayHoldSecret(Array(#"{"a": "tok", "b": "signed"}"#.utf8)))
+        XCTAssertTrue(Redact.mayHoldSecret(Array("token".utf8)), "a word filling the answer")
+        XCTAssertTrue(Redact.mayHoldSecret(Array(#"{"a": 1, "b": "x"}signed_transaction"#.utf8)), "a word at the very end")
+        XCTAssertTrue(Redact.mayHoldSecret(Array(#"{"\u0074oken": 1}"#.utf8)), "an escape at the first byte of a key")
+        XCTAssertTrue(Redact.mayHoldSecret(Array(#"{"a": "\"}\u"#.utf8)), "an escape in the last two bytes")
+        XCTAssertFalse(Redact.mayHoldSecret(Array(#"{"a\\user": "c:\\"}"#.utf8)), "an escaped backslash before u is no escape")
+        XCTAssertFalse(Redact.mayHoldSecret(Array(#"{"a": 1}\"#.utf8)), "a trailing backslash")
+        XCTAssertFalse(Redact.mayHoldSecret([]))
     }
 
     func testExcerptIsCutAtItsLimitInCharacters() {
