@@ -29,6 +29,14 @@ public enum ProcessStats {
         return stealSeconds(procStat: String(decoding: bytes, as: UTF8.self), ticksPerSecond: Double(sysconf(Int32(_SC_CLK_TCK))))
     }
 
+    /// The running kernel's boot id (/proc/sys/kernel/random/boot_id), nil where there is none.
+    /// Processes that see the same one share a kernel, and so one /proc/stat: containers of one
+    /// Kubernetes node, or shards started side by side on one machine.
+    public static func kernelBootId() -> String? {
+        guard let bytes = FileBytes.read("/proc/sys/kernel/random/boot_id") else { return nil }
+        return String(decoding: bytes, as: UTF8.self).split(whereSeparator: \.isWhitespace).first.map(String.init)
+    }
+
     /// The steal seconds in /proc/stat's text: `cpu  user nice system idle iowait irq softirq steal …`.
     public static func stealSeconds(procStat: String, ticksPerSecond: Double) -> Double? {
         guard ticksPerSecond > 0,

@@ -1,6 +1,15 @@
 // Exact merging of results: two shards of one run become what one process would have recorded.
 
 extension RunResults {
+    /// The window of these results (`windowNanos` long) that holds window `index` of results
+    /// with `otherWindowNanos` windows that started `offsetNanos` after these: the window of its
+    /// midpoint when it is shifted, of its start otherwise.
+    static func window(_ index: Int, of otherWindowNanos: UInt64, into windowNanos: UInt64, offsetNanos: UInt64) -> Int {
+        if otherWindowNanos == windowNanos && offsetNanos == 0 { return index }
+        if offsetNanos == 0 { return Int((UInt64(index) &* otherWindowNanos) / windowNanos) }
+        return Int((UInt64(index) &* otherWindowNanos &+ otherWindowNanos / 2 &+ offsetNanos) / windowNanos)
+    }
+
     /// Adds `other` (another shard of the same run) to these results.
     ///
     /// Histograms add (exact); windows align by their offset from each shard's start (a shard with a
@@ -14,9 +23,7 @@ extension RunResults {
     /// side that holds its midpoint, and its first-error offsets move by as much.
     public mutating func merge(_ other: RunResults, offsetNanos: UInt64 = 0) {
         let reindex: (Int) -> Int = { [windowNanos] index in
-            if other.windowNanos == windowNanos && offsetNanos == 0 { return index }
-            if offsetNanos == 0 { return Int((UInt64(index) &* other.windowNanos) / windowNanos) }
-            return Int((UInt64(index) &* other.windowNanos &+ other.windowNanos / 2 &+ offsetNanos) / windowNanos)
+            Self.window(index, of: other.windowNanos, into: windowNanos, offsetNanos: offsetNanos)
         }
         // `other`'s windows are moved first, so that metrics only `other` has move too.
         let moved: (MetricResult) -> MetricResult = { m in
@@ -67,7 +74,8 @@ extension RunResults {
             if var mine = byWindow[h.window] {
                 mine.activeUsers += h.activeUsers; mine.inFlight += h.inFlight
                 mine.cpuSeconds += h.cpuSeconds; mine.rssBytes += h.rssBytes
-                // Shards on separate hosts each lose their own steal: the merged figure is the sum.
+                // Shards on separate hosts each lose their own steal: the merged figure is the sum
+                // (`ShardMerge` counts shards that shared a machine once).
                 if mine.hostStealSeconds != nil || h.hostStealSeconds != nil {
                     mine.hostStealSeconds = (mine.hostStealSeconds ?? 0) + (h.hostStealSeconds ?? 0)
                 }

@@ -47,6 +47,8 @@ public enum ShardMerge {
             end = Swift.max(end, Double(offset) / 1000 + r.meta.actualDurationSeconds)
             summaries.append(summary(of: x.results))
         }
+        merged.health = hostSteal(merged.health, shards: zip(shards, starts).map { ($0.results, UInt64($1 - base) * 1_000_000) },
+                                  windowNanos: merged.windowNanos)
         merged.meta.actualDurationSeconds = end
         merged.meta.shardRuns = summaries
         let present = Set(shards.map { $0.results.meta.shard!.index })
@@ -59,6 +61,30 @@ public enum ShardMerge {
         merged.meta.notes.insert(contentsOf: merged.generatorBehindReasons().map { "generator fell behind: \($0)" }, at: 0)
         merged.reevaluateThresholds()
         return merged
+    }
+
+    /// The merged health samples with the host's steal counted once per machine. Shards on one
+    /// machine (one kernel boot id) read one steal counter, each from its own start: the machine's
+    /// figure is the largest of their readings, and machines add. `RunResults.merge` adds every
+    /// shard's, which is right only when each had a machine of its own: four shards on one VM
+    /// reported four times its steal. A shard that recorded no boot id counts as a machine of its own.
+    static func hostSteal(_ health: [HealthSample], shards: [(results: RunResults, offsetNanos: UInt64)],
+                          windowNanos: UInt64) -> [HealthSample] {
+        var perMachine: [String: [Int: Double]] = [:]
+        for (i, s) in shards.enumerated() {
+            let machine = s.results.meta.shard?.bootId ?? "shard \(i) (no boot id)"
+            for h in s.results.health {
+                guard let steal = h.hostStealSeconds else { continue }
+                let w = RunResults.window(h.window, of: s.results.windowNanos, into: windowNanos, offsetNanos: s.offsetNanos)
+                perMachine[machine, default: [:]][w] = Swift.max(perMachine[machine]?[w] ?? 0, steal)
+            }
+        }
+        return health.map { h in
+            guard h.hostStealSeconds != nil else { return h }
+            var h = h
+            h.hostStealSeconds = perMachine.values.reduce(0) { $0 + ($1[h.window] ?? 0) }
+            return h
+        }
     }
 
     /// The inputs in shard order and the shard count, or the first reason they are not the

@@ -13,15 +13,20 @@ public struct ShardInfo: Sendable, Codable, Equatable {
     public var lateByMillis: Int64
     /// The local address its connections came from (`--source-address`).
     public var sourceAddress: String?
+    /// The boot id of the kernel it ran on (`ProcessStats.kernelBootId`): shards with the same one
+    /// shared a machine and so read one host-steal counter, which a merge must not add up. Nil in
+    /// results written before it was recorded, and where the system has none.
+    public var bootId: String?
 
     public init(index: Int, count: Int, profileDigest: String, startAt: String? = nil, lateByMillis: Int64 = 0,
-                sourceAddress: String? = nil) {
+                sourceAddress: String? = nil, bootId: String? = nil) {
         self.index = index
         self.count = count
         self.profileDigest = profileDigest
         self.startAt = startAt
         self.lateByMillis = lateByMillis
         self.sourceAddress = sourceAddress
+        self.bootId = bootId
     }
 
     /// `2/4`, as people read it.

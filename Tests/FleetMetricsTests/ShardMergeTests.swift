@@ -141,4 +141,34 @@ final class ShardMergeTests: XCTestCase {
         XCTAssertEqual(merged.meta.startedAt, RFC3339.format(millis: barrier))
         XCTAssertTrue(merged.meta.notes.contains { $0.hasPrefix("generator fell behind: shard 1/3") }, "\(merged.meta.notes)")
     }
+
+    /// Shards on one machine read one host-steal counter: the merge counts that machine once (the
+    /// larger reading, as each counts from its own start) and adds machines. Shards without a boot
+    /// id are machines of their own, as before the id was recorded.
+    func testHostStealCountsEachMachineOnce() throws {
+        func shard(_ i: Int, late: Int64, boot: String?, steal: [Double]) -> ShardMerge.Input {
+            var m = meta(shard: i, of: 3, lateMillis: late)
+            m.shard?.bootId = boot
+            var r = RunResults(meta: m, windowNanos: window)
+            r.health = steal.enumerated().map { w, s in
+                HealthSample(window: w, activeUsers: 1, inFlight: 0, cpuSeconds: 0, rssBytes: 1, hostStealSeconds: s)
+            }
+            return ShardMerge.Input(source: "shard-\(i).json", results: r)
+        }
+        // Shards 0 and 1 share a VM (shard 1 started 2 s late, so its counter began later and its
+        // window 0 is the merged window 2); shard 2 had a machine of its own.
+        let sameVM = [0.0, 1, 2, 3, 4, 5], late = [0.0, 0.5, 1.0, 1.5], own = [0.0, 0.1, 0.2, 0.3, 0.4, 0.5]
+        let merged = try ShardMerge.merge([shard(0, late: 0, boot: "vm-a", steal: sameVM), shard(1, late: 2000, boot: "vm-a", steal: late),
+                                           shard(2, late: 0, boot: "vm-b", steal: own)])
+        let steal = merged.health.sorted { $0.window < $1.window }.map { try? XCTUnwrap($0.hostStealSeconds) }
+        XCTAssertEqual(steal.count, 6)
+        for (w, s) in steal.enumerated() { XCTAssertEqual(s ?? -1, 1.1 * Double(w), accuracy: 1e-9, "window \(w)") }
+        XCTAssertTrue(try XCTUnwrap(merged.hostStealNote()).contains("5.5 s"), merged.hostStealNote() ?? "")
+
+        let unknown = try ShardMerge.merge([shard(0, late: 0, boot: nil, steal: sameVM), shard(1, late: 2000, boot: nil, steal: late),
+                                            shard(2, late: 0, boot: "vm-b", steal: own)])
+        let summed = unknown.health.sorted { $0.window < $1.window }.map { $0.hostStealSeconds ?? -1 }
+        XCTAssertEqual(summed.count, 6)
+        for (s, expected) in zip(summed, [0, 1.1, 2.2, 3.8, 5.4, 7.0]) { XCTAssertEqual(s, expected, accuracy: 1e-9) }
+    }
 }

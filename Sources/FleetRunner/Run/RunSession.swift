@@ -168,7 +168,8 @@ public final class RunSession: Sendable {
         if !shard.isWhole {
             meta.shard = ShardInfo(index: shard.index, count: shard.count, profileDigest: options.profileDigest,
                                    startAt: options.startAtMillis.map { RFC3339.format(millis: $0) },
-                                   lateByMillis: barrier.lateMillis, sourceAddress: options.sourceAddress)
+                                   lateByMillis: barrier.lateMillis, sourceAddress: options.sourceAddress,
+                                   bootId: ProcessStats.kernelBootId())
         }
         if barrier.lateMillis > 0 {
             meta.notes.append("started late: \(barrier.lateMillis) ms after the start barrier \(RFC3339.format(millis: options.startAtMillis!))")
