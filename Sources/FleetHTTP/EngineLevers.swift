@@ -11,6 +11,9 @@ import Foundation
 ///   request to the same URL as the handle's previous one skips curl's URL parsing (default 1).
 /// - `FLEET_HTTP_CLOCK=cached|fresh` — curl's timer callback computes its deadline from the
 ///   I/O loop's clock reading of this turn instead of reading the clock again (default cached).
+/// - `FLEET_INLINE_BODIES=0|1` — a body of at most 16 KiB goes out in the request head's own
+///   send (CURLOPT_POSTFIELDS) instead of being read by the upload callback after the head
+///   (default 1): one `sendto` and one loopback segment per small POST instead of two.
 /// - `FLEET_USERS_ON=loop|pool` — where virtual users run (`fleet run`, `fleet capacity`): on
 ///   the engine's I/O loops, one per core, with completions and think-time timers on the same
 ///   thread (`IOLoop+Executor`, default), or on Swift's cooperative pool with completions
@@ -19,6 +22,7 @@ public struct EngineLevers: Sendable, CustomStringConvertible {
     public var parsedURLs: Bool
     public var cachedClock: Bool
     public var usersOnLoops: Bool
+    public var inlineBodies: Bool
 
     public static let current = EngineLevers(environment: ProcessInfo.processInfo.environment)
 
@@ -26,13 +30,15 @@ public struct EngineLevers: Sendable, CustomStringConvertible {
         parsedURLs = environment["FLEET_CURLU"] != "0"
         cachedClock = environment["FLEET_HTTP_CLOCK"] != "fresh"
         usersOnLoops = environment["FLEET_USERS_ON"] != "pool"
+        inlineBodies = environment["FLEET_INLINE_BODIES"] != "0"
     }
 
     /// The allocator libcurl was given ("pool" or "libc"); valid once an engine exists.
     public static var allocator: String { String(cString: fleet_curl_allocator()) }
 
-    /// "alloc=pool curlu=1 clock=cached users=loop", for reports.
+    /// "alloc=pool curlu=1 clock=cached inline=1 users=loop", for reports.
     public var description: String {
-        "alloc=\(Self.allocator) curlu=\(parsedURLs ? 1 : 0) clock=\(cachedClock ? "cached" : "fresh") users=\(usersOnLoops ? "loop" : "pool")"
+        "alloc=\(Self.allocator) curlu=\(parsedURLs ? 1 : 0) clock=\(cachedClock ? "cached" : "fresh") inline=\(inlineBodies ? 1 : 0)"
+            + " users=\(usersOnLoops ? "loop" : "pool")"
     }
 }

@@ -8,7 +8,7 @@ import XCTest
 
 /// The engine's speed levers (issue 18): the pool allocator libcurl is given, the parsed-URL
 /// reuse, and the request recording for `fleet blast --replay`. The whole FleetHTTPTests suite
-/// also runs with each lever off (`FLEET_CURL_ALLOC=libc FLEET_CURLU=0 FLEET_HTTP_CLOCK=fresh`)
+/// also runs with each lever off (`FLEET_CURL_ALLOC=libc FLEET_CURLU=0 FLEET_HTTP_CLOCK=fresh FLEET_INLINE_BODIES=0`)
 /// and passes the same: the levers change the cost of a response, never the response.
 final class EngineLeversTests: XCTestCase {
     func testPoolAllocatorKeepsContentsAcrossSizesReallocAndThreads() {
@@ -53,6 +53,9 @@ final class EngineLeversTests: XCTestCase {
         XCTAssertTrue(EngineLevers(environment: [:]).cachedClock)
         XCTAssertFalse(EngineLevers(environment: ["FLEET_CURLU": "0"]).parsedURLs)
         XCTAssertFalse(EngineLevers(environment: ["FLEET_HTTP_CLOCK": "fresh"]).cachedClock)
+        XCTAssertTrue(EngineLevers(environment: [:]).inlineBodies)
+        XCTAssertFalse(EngineLevers(environment: ["FLEET_INLINE_BODIES": "0"]).inlineBodies)
+        XCTAssertTrue(EngineLevers(environment: ["FLEET_INLINE_BODIES": "0"]).description.contains(" inline=0 "))
         XCTAssertTrue(EngineLevers(environment: [:]).usersOnLoops)
         XCTAssertFalse(EngineLevers(environment: ["FLEET_USERS_ON": "pool"]).usersOnLoops)
         XCTAssertTrue(EngineLevers(environment: ["FLEET_USERS_ON": "pool"]).description.hasSuffix("users=pool"))

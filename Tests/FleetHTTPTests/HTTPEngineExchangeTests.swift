@@ -80,6 +80,50 @@ final class HTTPEngineExchangeTests: XCTestCase {
         XCTAssertEqual(seen.map(\.path), ["/a", "/b", "/c"])
     }
 
+    /// Small bodies go out through CURLOPT_POSTFIELDS (with the head, in one send): the server
+    /// must see exactly what the upload path sent — the method named, the body, its length, the
+    /// Content-Type given or none (curl would add a form type), no Expect, no chunking — and a
+    /// body one byte past the limit, a slice of shared bytes, and a cut upload take the upload path.
+    func testSmallBodiesArriveAsTheUploadPathSentThem() throws {
+        let server = try RawHTTPServer { req in .http(200, body: req.body) }
+        defer { server.stop() }
+        let engine = try HTTPEngine()
+        defer { engine.shutdown() }
+        var rng = SeededRandom(seed: 11)
+        let shared = SharedBytes((0..<40_000).map { _ in UInt8(truncatingIfNeeded: rng.next()) })
+        let limit = EasyHandle.inlineBodyLimit
+        let json = HTTPBody(bytes: Array(#"{"answer":"é"}"#.utf8))
+        let cases: [(method: String, body: HTTPBody, type: String?)] = [
+            ("POST", json, "application/json"), ("PATCH", json, "application/json"), ("PUT", json, nil),
+            ("POST", json, nil), ("DELETE", json, nil),
+            ("POST", HTTPBody(shared, range: 1_000..<(1_000 + limit)), "application/octet-stream"),
+            ("PATCH", HTTPBody(shared, range: 7..<(8 + limit)), nil),
+        ]
+        for c in cases {
+            let headers = c.type.map { [HTTPHeader("Content-Type", $0)] } ?? []
+            let r = expectResponse(roundTrip(engine, HTTPRequest(method: c.method, url: server.baseURL + "/x", headers: headers, body: c.body)))
+            XCTAssertEqual(r?.body, c.body.storage.copyBytes(c.body.range), "\(c.method) \(c.body.count) bytes came back")
+        }
+        let seen = server.requests
+        XCTAssertEqual(seen.map(\.method), cases.map(\.method))
+        for (req, c) in zip(seen, cases) {
+            let what = "\(c.method) of \(c.body.count) bytes"
+            XCTAssertEqual(req.body, c.body.storage.copyBytes(c.body.range), what)
+            XCTAssertEqual(req.header("Content-Length"), String(c.body.count), what)
+            XCTAssertEqual(req.header("Content-Type"), c.type, what)
+            XCTAssertEqual(req.headers.filter { $0.0.lowercased() == "content-type" }.count, c.type == nil ? 0 : 1, what)
+            XCTAssertNil(req.header("Expect"), what)
+            XCTAssertNil(req.header("Transfer-Encoding"), what)
+        }
+        XCTAssertEqual(EasyHandle.inlines(limit, HTTPRequest(method: "POST", url: "http://127.0.0.1:9/")),
+                       EngineLevers.current.inlineBodies, "inline up to the limit, when the lever is on")
+        XCTAssertFalse(EasyHandle.inlines(limit + 1, HTTPRequest(method: "POST", url: "http://127.0.0.1:9/")))
+        XCTAssertFalse(EasyHandle.inlines(0, HTTPRequest(method: "POST", url: "http://127.0.0.1:9/")))
+        var cut = HTTPRequest(method: "POST", url: "http://127.0.0.1:9/", body: json)
+        cut.abortUploadAfterBytes = 3
+        XCTAssertFalse(EasyHandle.inlines(json.count, cut), "a cut upload needs the callback")
+    }
+
     func testReusedHandleCarriesNothingOverBetweenMethods() throws {
         let server = try RawHTTPServer { req in .http(200, body: req.method == "HEAD" ? [] : Array(req.method.utf8)) }
         defer { server.stop() }
