@@ -43,7 +43,7 @@ declare -A envs=(
     [alloc_libc]="FLEET_CURL_ALLOC=libc"
     [curlu_off]="FLEET_CURLU=0"
     [clock_fresh]="FLEET_HTTP_CLOCK=fresh"
-    [all_off]="FLEET_CURL_ALLOC=libc FLEET_CURLU=0 FLEET_HTTP_CLOCK=fresh"
+    [all_off]="FLEET_CURL_ALLOC=libc FLEET_CURLU=0 FLEET_HTTP_CLOCK=fresh FLEET_INLINE_BODIES=0"
 )
 variants=(all_on alloc_libc curlu_off clock_fresh all_off)
 
@@ -76,7 +76,8 @@ section="$work/section.md"
     [ "$BENCH_LOADED" = 1 ] && echo "**Loaded: taken while other work shared the machine; provisional, not the figure.**"
     echo "Levers: \`FLEET_CURL_ALLOC\` = libcurl's allocator (pool = the engine's size-class free lists per thread,"
     echo "CCurlShim/alloc.c; libc = curl's default); \`FLEET_CURLU=0\` stops"
-    echo "reusing each easy handle's parsed URL; \`FLEET_HTTP_CLOCK=fresh\` reads the clock in every curl timer callback."
+    echo "reusing each easy handle's parsed URL; \`FLEET_HTTP_CLOCK=fresh\` reads the clock in every curl timer callback;"
+    echo "\`FLEET_INLINE_BODIES=0\` sends small bodies after the head (no variant of its own: blast's GETs have none)."
     echo "all_off is the engine as it was before issue 18. Goal: 0.45 × wrk on an idle machine."
     echo
     python3 - "$work" "$PAIRS" "${variants[@]}" <<'PY'
@@ -84,7 +85,7 @@ import os, re, statistics, sys
 work, pairs, variants = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
 envs = {"before": "(the --before binary)", "all_on": "(defaults)", "alloc_libc": "FLEET_CURL_ALLOC=libc",
         "curlu_off": "FLEET_CURLU=0", "clock_fresh": "FLEET_HTTP_CLOCK=fresh",
-        "all_off": "FLEET_CURL_ALLOC=libc FLEET_CURLU=0 FLEET_HTTP_CLOCK=fresh"}
+        "all_off": "FLEET_CURL_ALLOC=libc FLEET_CURLU=0 FLEET_HTTP_CLOCK=fresh FLEET_INLINE_BODIES=0"}
 def eff(name, r):
     try:
         out = open(os.path.join(work, f"{name}.{r}.out")).read()
