@@ -79,10 +79,13 @@ public enum ShardMerge {
                 perMachine[machine, default: [:]][w] = Swift.max(perMachine[machine]?[w] ?? 0, steal)
             }
         }
+        // Each machine's latest reading at or before the window: the counter is cumulative, so a
+        // machine whose shards stopped earlier (or skipped a sample) still counts what it lost.
+        let readings = perMachine.values.map { $0.sorted { $0.key < $1.key } }
         return health.map { h in
             guard h.hostStealSeconds != nil else { return h }
             var h = h
-            h.hostStealSeconds = perMachine.values.reduce(0) { $0 + ($1[h.window] ?? 0) }
+            h.hostStealSeconds = readings.reduce(0) { sum, r in sum + (r.last { $0.key <= h.window }?.value ?? 0) }
             return h
         }
     }

@@ -165,6 +165,13 @@ final class ShardMergeTests: XCTestCase {
         for (w, s) in steal.enumerated() { XCTAssertEqual(s ?? -1, 1.1 * Double(w), accuracy: 1e-9, "window \(w)") }
         XCTAssertTrue(try XCTUnwrap(merged.hostStealNote()).contains("5.5 s"), merged.hostStealNote() ?? "")
 
+        // A machine whose shard stopped two windows early still counts what it lost by then.
+        let early = try ShardMerge.merge([shard(0, late: 0, boot: "vm-a", steal: [0, 1, 2, 3]), shard(1, late: 0, boot: "vm-b", steal: own),
+                                          shard(2, late: 0, boot: "vm-c", steal: own)])
+        let carried = early.health.sorted { $0.window < $1.window }.map { $0.hostStealSeconds ?? -1 }
+        XCTAssertEqual(carried.count, 6)
+        for (s, expected) in zip(carried, [0, 1.2, 2.4, 3.6, 3.8, 4.0]) { XCTAssertEqual(s, expected, accuracy: 1e-9) }
+
         let unknown = try ShardMerge.merge([shard(0, late: 0, boot: nil, steal: sameVM), shard(1, late: 2000, boot: nil, steal: late),
                                             shard(2, late: 0, boot: "vm-b", steal: own)])
         let summed = unknown.health.sorted { $0.window < $1.window }.map { $0.hostStealSeconds ?? -1 }
