@@ -37,17 +37,26 @@ enum BlockingTask {
 
 /// SIGINT and SIGTERM become calls to `handler` while `body` runs (Dispatch signal sources, so
 /// no work happens inside a signal handler); the default dispositions come back afterwards.
+///
+/// `body` starts only once both sources are registered: `resume()` registers a source
+/// asynchronously, and a signal in that gap met `SIG_IGN` and was lost — `fleet stack` had printed
+/// READY, and a parent's SIGTERM right after it left the stack serving (2 runs in 15 of
+/// ChildStackTests until its parent's SIGKILL).
 enum SignalBridge {
     static func withInterrupts(_ handler: @escaping @Sendable () -> Void, _ body: () -> Int32) -> Int32 {
         let queue = DispatchQueue(label: "fleet.signals")
         var sources: [DispatchSourceSignal] = []
+        let registered = DispatchSemaphore(value: 0)
         for sig in [SIGINT, SIGTERM] {
             signal(sig, SIG_IGN)
             let s = DispatchSource.makeSignalSource(signal: sig, queue: queue)
             s.setEventHandler(handler: handler)
+            s.setRegistrationHandler { registered.signal() }
             s.resume()
             sources.append(s)
         }
+        // Bounded: a Dispatch that never called back would otherwise hang the command at start.
+        for _ in sources { _ = registered.wait(timeout: .now() + 5) }
         defer {
             for s in sources { s.cancel() }
             signal(SIGINT, SIG_DFL)
