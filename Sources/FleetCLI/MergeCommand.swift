@@ -37,9 +37,11 @@ enum MergeCommand: FleetCommand {
         let real = r.measuredJourneys
         var out = ["merged \(r.meta.shards) shards of \(r.meta.runId): requests \(t.requests), errors \(t.errors); journeys completed "
                    + "\(real.reduce(Int64(0)) { $0 + $1.completed })/\(real.reduce(Int64(0)) { $0 + $1.started })"]
-        for s in r.meta.shardRuns ?? [] {
+        let runs = r.meta.shardRuns ?? []
+        for (s, machine) in zip(runs, ShardSummary.machines(of: runs)) {
             let lag = String(format: "%.1f", Double(s.lagP99Micros) / 1000)
-            out.append("shard \(s.label)\(s.sourceAddress.map { " from \($0)" } ?? ""): \(s.usersStarted) users, \(s.requests) requests, "
+            out.append("shard \(s.label)\(s.sourceAddress.map { " from \($0)" } ?? "")\(machine.map { " on \($0)" } ?? ""): "
+                       + "\(s.usersStarted) users, \(s.requests) requests, "
                        + "lag p99 \(lag) ms, " + (s.behind.isEmpty ? "kept up" : "FELL BEHIND: " + s.behind.joined(separator: "; ")))
         }
         for n in r.meta.notes where !n.hasPrefix("generator fell behind: shard") { out.append("NOTE: \(n)") }

@@ -151,7 +151,7 @@ public enum ShardMerge {
             behind.append("started \(info.lateByMillis) ms after the start barrier \(info.startAt ?? "")")
         }
         return ShardSummary(index: info.index, count: info.count, runId: r.meta.runId, startedAt: r.meta.startedAt,
-                            lateByMillis: info.lateByMillis, sourceAddress: info.sourceAddress,
+                            lateByMillis: info.lateByMillis, sourceAddress: info.sourceAddress, bootId: info.bootId,
                             requests: r.requestTotals.requests,
                             usersStarted: r.counterOverScenarios(.usersStarted),
                             lagP99Micros: lag.isEmpty ? 0 : lag.value(atPercentile: 99), lagMaxMicros: lag.isEmpty ? 0 : lag.max,

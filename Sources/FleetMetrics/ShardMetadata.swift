@@ -31,6 +31,18 @@ public struct ShardInfo: Sendable, Codable, Equatable {
 
     /// `2/4`, as people read it.
     public var label: String { "\(index)/\(count)" }
+
+    /// "machine 1", "machine 2", … for each shard of `runs`, numbered by the first shard on each
+    /// boot id; nil for all when no shard recorded one (results from before it was recorded).
+    public static func machines(of runs: [ShardSummary]) -> [String?] {
+        guard runs.contains(where: { $0.bootId != nil }) else { return runs.map { _ in nil } }
+        var numbers: [String: Int] = [:]
+        return runs.enumerated().map { i, r in
+            let key = r.bootId ?? "\u{0}shard \(i)"  // no id: a machine of its own
+            if numbers[key] == nil { numbers[key] = numbers.count + 1 }
+            return "machine \(numbers[key]!)"
+        }
+    }
 }
 
 /// One shard's generator as the merged report shows it: did it keep up, and if not, why.
@@ -41,6 +53,8 @@ public struct ShardSummary: Sendable, Codable, Equatable {
     public var startedAt: String
     public var lateByMillis: Int64
     public var sourceAddress: String?
+    /// Its kernel's boot id (`ShardInfo.bootId`): shards with the same one shared a machine's CPU.
+    public var bootId: String?
     public var requests: Int64
     public var usersStarted: Int64
     /// `scheduling_lag` of this shard alone, microseconds.
@@ -54,4 +68,16 @@ public struct ShardSummary: Sendable, Codable, Equatable {
     public var behind: [String]
 
     public var label: String { "\(index)/\(count)" }
+
+    /// "machine 1", "machine 2", … for each shard of `runs`, numbered by the first shard on each
+    /// boot id; nil for all when no shard recorded one (results from before it was recorded).
+    public static func machines(of runs: [ShardSummary]) -> [String?] {
+        guard runs.contains(where: { $0.bootId != nil }) else { return runs.map { _ in nil } }
+        var numbers: [String: Int] = [:]
+        return runs.enumerated().map { i, r in
+            let key = r.bootId ?? "\u{0}shard \(i)"  // no id: a machine of its own
+            if numbers[key] == nil { numbers[key] = numbers.count + 1 }
+            return "machine \(numbers[key]!)"
+        }
+    }
 }

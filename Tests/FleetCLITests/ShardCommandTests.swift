@@ -33,7 +33,7 @@ final class ShardCommandTests: XCTestCase {
             var m = RunMetadata(runId: "p-1-7-shard-\(i)-of-2", profile: "p", seed: 7, target: "http://127.0.0.1:9",
                                 startedAt: "2026-12-01T20:00:00.000Z")
             m.shard = ShardInfo(index: i, count: 2, profileDigest: "abc", startAt: "2026-12-01T20:00:00.000Z",
-                                sourceAddress: "127.0.0.\(i + 2)")
+                                sourceAddress: "127.0.0.\(i + 2)", bootId: "vm-a")
             // 60 samples per shard pass `count < 100`; the merged 120 do not.
             m.thresholds = [ThresholdVerdict(metric: "settlement", expression: "count < 100", passed: true, observed: 60,
                                              limit: 100, message: "on one shard")]
@@ -46,13 +46,15 @@ final class ShardCommandTests: XCTestCase {
         let c = CLITests.Capture()
         XCTAssertEqual(FleetCLI.run(["merge"] + folders + ["--out", out.path], io: c.io), ExitCode.thresholdsFailed, c.stderr)
         XCTAssertTrue(c.stdout.contains("merged 2 shards of p-1-7"), c.stdout)
-        XCTAssertTrue(c.stdout.contains("shard 1/2 from 127.0.0.3:"), c.stdout)
+        XCTAssertTrue(c.stdout.contains("shard 1/2 from 127.0.0.3 on machine 1:"), c.stdout)
         XCTAssertTrue(c.stdout.contains("threshold failed: settlement count < 100"), c.stdout)
         let merged = try RunResults.load(path: out.appendingPathComponent("results.json").path)
         XCTAssertEqual(merged.metric("settlement")?.corrected.count, 120)
         XCTAssertEqual(merged.meta.shardRuns?.map(\.sourceAddress), ["127.0.0.2", "127.0.0.3"])
         let html = try String(contentsOf: out.appendingPathComponent("index.html"), encoding: .utf8)
         XCTAssertTrue(html.contains("<h3 id=\"shards\">Shards</h3>"), "the report has the shard table")
+        XCTAssertTrue(html.contains("2 of 2 shards merged from 1 machine (shards on one machine share its CPU)"), "the hint names the shared machine")
+        XCTAssertTrue(html.contains("<td>machine 1</td><td>127.0.0.3</td>"), "the second shard's row names its machine")
 
         let twice = CLITests.Capture()
         XCTAssertEqual(FleetCLI.run(["merge", folders[0], folders[0], "--out", out.path], io: twice.io), ExitCode.usage)

@@ -172,10 +172,14 @@ final class ShardMergeTests: XCTestCase {
         XCTAssertEqual(carried.count, 6)
         for (s, expected) in zip(carried, [0, 1.2, 2.4, 3.6, 3.8, 4.0]) { XCTAssertEqual(s, expected, accuracy: 1e-9) }
 
+        XCTAssertEqual(ShardSummary.machines(of: try XCTUnwrap(merged.meta.shardRuns)), ["machine 1", "machine 1", "machine 2"])
+
         let unknown = try ShardMerge.merge([shard(0, late: 0, boot: nil, steal: sameVM), shard(1, late: 2000, boot: nil, steal: late),
                                             shard(2, late: 0, boot: "vm-b", steal: own)])
         let summed = unknown.health.sorted { $0.window < $1.window }.map { $0.hostStealSeconds ?? -1 }
         XCTAssertEqual(summed.count, 6)
         for (s, expected) in zip(summed, [0, 1.1, 2.2, 3.8, 5.4, 7.0]) { XCTAssertEqual(s, expected, accuracy: 1e-9) }
+        XCTAssertEqual(ShardSummary.machines(of: try XCTUnwrap(unknown.meta.shardRuns)), ["machine 1", "machine 2", "machine 3"],
+                       "a shard without an id is a machine of its own")
     }
 }
