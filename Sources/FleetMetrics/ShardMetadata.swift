@@ -31,18 +31,6 @@ public struct ShardInfo: Sendable, Codable, Equatable {
 
     /// `2/4`, as people read it.
     public var label: String { "\(index)/\(count)" }
-
-    /// "machine 1", "machine 2", … for each shard of `runs`, numbered by the first shard on each
-    /// boot id; nil for all when no shard recorded one (results from before it was recorded).
-    public static func machines(of runs: [ShardSummary]) -> [String?] {
-        guard runs.contains(where: { $0.bootId != nil }) else { return runs.map { _ in nil } }
-        var numbers: [String: Int] = [:]
-        return runs.enumerated().map { i, r in
-            let key = r.bootId ?? "\u{0}shard \(i)"  // no id: a machine of its own
-            if numbers[key] == nil { numbers[key] = numbers.count + 1 }
-            return "machine \(numbers[key]!)"
-        }
-    }
 }
 
 /// One shard's generator as the merged report shows it: did it keep up, and if not, why.
