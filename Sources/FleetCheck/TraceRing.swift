@@ -117,7 +117,7 @@ enum Redact {
     private static func digestAndExcerpt(bytes: [UInt8], limit: Int) -> (digest: String, excerpt: String) {
         var h: UInt64 = 0xcbf2_9ce4_8422_2325
         for b in bytes { h = (h ^ UInt64(b)) &* 0x100_0000_01b3 }
-        let digest = hex48(h)
+        let digest = Hex.encode(h, digits: 12)
         // Serialised JSON is mostly ASCII: when the first `limit + 1` bytes are ASCII (and hold no
         // CR, which joins a following LF into one character), they are `limit + 1` characters,
         // so the cut needs no grapheme walk (which cost more than the serialisation).
@@ -134,17 +134,6 @@ enum Redact {
             if head.count > limit { return (digest, cut(head, limit)) }
         }
         return (digest, cut(String(decoding: bytes, as: UTF8.self), limit))
-    }
-
-    /// The top 48 bits of `h` as 12 lower-case hex digits.
-    private static func hex48(_ h: UInt64) -> String {
-        String(unsafeUninitializedCapacity: 12) { out in
-            for k in 0..<12 {
-                let nibble = UInt8(truncatingIfNeeded: h >> (60 - 4 * k)) & 0x0f
-                out[k] = nibble < 10 ? 0x30 + nibble : 0x57 + nibble
-            }
-            return 12
-        }
     }
 
     private static func cut(_ s: String, _ limit: Int) -> String {

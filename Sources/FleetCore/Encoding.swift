@@ -9,6 +9,16 @@ public enum Hex {
         return String(decoding: out, as: UTF8.self)
     }
 
+    /// The top `count` hex digits of `value` (at most 16), without an intermediate byte array:
+    /// the checker takes one per answer.
+    public static func encode(_ value: UInt64, digits count: Int) -> String {
+        precondition((0...16).contains(count), "Hex.encode: at most 16 digits of a UInt64")
+        return String(unsafeUninitializedCapacity: count) { out in
+            for k in 0..<count { out[k] = digits[Int(truncatingIfNeeded: value >> (60 - 4 * k)) & 0x0f] }
+            return count
+        }
+    }
+
     /// Nil when the string has odd length or a non-hex character.
     public static func decode(_ s: String) -> [UInt8]? {
         let u = Array(s.utf8)

@@ -73,7 +73,7 @@ extension Histogram {
         sparseCounts = counts
     }
 
-    /// Switches to the dense form (recording needs it).
+    /// Switches to the dense form (recording past `sparseRecordingSamples` needs it).
     mutating func densify() {
         guard isSparse else { return }
         var d = [Int64](repeating: 0, count: sparseIndices.last.map { Int($0) + 1 } ?? 0)

@@ -83,8 +83,8 @@ public struct Histogram: Sendable {
     /// entries, 160 KB, for a one-second latency) and was scanned to compact it when it closed,
     /// every second, for every metric and endpoint — a sixth of a slow run's instructions under
     /// valgrind (allocation, zero-fill, the copies of each regrowth, the scan).
-    public static func sparseRecording(lowest: Int64 = 1, highest: Int64 = 3_600_000_000, significantDigits: Int = 3) -> Histogram {
-        var h = Histogram(lowest: lowest, highest: highest, significantDigits: significantDigits)
+    public static func sparseRecording() -> Histogram {
+        var h = Histogram()
         h.isSparse = true
         return h
     }

@@ -81,11 +81,19 @@ public enum ShardMerge {
         }
         // Each machine's latest reading at or before the window: the counter is cumulative, so a
         // machine whose shards stopped earlier (or skipped a sample) still counts what it lost.
+        // One walk over each machine's sorted readings beside the windows in order.
         let readings = perMachine.values.map { $0.sorted { $0.key < $1.key } }
-        return health.map { h in
+        var next = readings.map { _ in 0 }, latest = readings.map { _ in 0.0 }
+        return health.sorted { $0.window < $1.window }.map { h in
+            for m in readings.indices {
+                while next[m] < readings[m].count && readings[m][next[m]].key <= h.window {
+                    latest[m] = readings[m][next[m]].value
+                    next[m] += 1
+                }
+            }
             guard h.hostStealSeconds != nil else { return h }
             var h = h
-            h.hostStealSeconds = readings.reduce(0) { sum, r in sum + (r.last { $0.key <= h.window }?.value ?? 0) }
+            h.hostStealSeconds = latest.reduce(0, +)
             return h
         }
     }

@@ -13,4 +13,11 @@ final class EncodingTests: XCTestCase {
         XCTAssertEqual(Hex.decode("00ff10"), [0, 255, 16])
         XCTAssertNil(Hex.decode("0g"))
     }
+
+    func testHexOfAnIntegerIsItsTopDigits() {
+        XCTAssertEqual(Hex.encode(0x0123_4567_89ab_cdef, digits: 16), "0123456789abcdef")
+        XCTAssertEqual(Hex.encode(0x0123_4567_89ab_cdef, digits: 12), "0123456789ab")
+        XCTAssertEqual(Hex.encode(0xf0, digits: 16), "00000000000000f0")
+        XCTAssertEqual(Hex.encode(.max, digits: 0), "")
+    }
 }
