@@ -53,17 +53,8 @@ strip_copy "$fleet" "$work/fleet"
 bench_stack_start "$fleet" "$work/stack.out" --entitlement active --workers 16 --median-ms 20 --sigma 0 --rate-limit 0 || exit 1
 url=$BENCH_STACK_URL
 
-profile() {  # $1 = seed
-    cat <<JSON
-{
-  "name": "instructions", "seed": $1, "duration_s": $duration, "grace_s": 10, "window_s": 1, "time_scale": 0.0001,
-  "think_times": {"default": {"type": "constant", "ms": 0}},
-  "checks": {"audit_s": 0, "audit_max_s": 0},
-  "corpus": {"dir": "$BENCH_ROOT/audio-corpus", "clip_mix": {"speech": 1}},
-  "scenarios": [{"name": "q", "model": {"type": "constant-population", "users": $users, "duration_s": $duration},
-                 "journeys": {"dailyQuest": 1}, "cohorts": {"new": 1}}]
-}
-JSON
+profile() {  # $1 = seed; no end-of-run audit (audit_max_s 0: its reads are another request sequence)
+    bench_quest_profile instructions "$1" "$duration" "$users" 10 '"checks": {"audit_s": 0, "audit_max_s": 0},'
 }
 
 journeys_under_callgrind() {  # $1 = binary, $2 = name, $3 = seed
@@ -76,10 +67,7 @@ journeys_under_callgrind() {  # $1 = binary, $2 = name, $3 = seed
 
 echo "== recording the journeys' requests (no valgrind)" >&2
 profile 11 > "$work/record.json"
-(cd "$BENCH_ROOT" && FLEET_HTTP_RECORD="$work/rec.jsonl" FLEET_HTTP_RECORD_MAX=3000 timeout 120 \
-    "$fleet" run --profile "$work/record.json" --target "$url" --out "$work/record" --history "$work/h.sqlite" \
-    > "$work/record.out" 2>&1) || true
-[ -s "$work/rec.jsonl" ] || { echo "no requests recorded (see $work/record.out)" >&2; exit 1; }
+bench_record_requests "$fleet" "$url" "$work" "$work/record.json" || exit 1
 
 echo "== journeys under callgrind" >&2
 journeys_under_callgrind "$work/fleet" journeys 12

@@ -152,3 +152,28 @@ bench_stack_start() {
     BENCH_STACK_URL=$(sed -n 's/^READY //p' "$out")
     [ -n "$BENCH_STACK_URL" ] || { echo "fleet stack did not start (see $out)" >&2; return 1; }
 }
+
+# The daily quest with no think time for a constant population, as bench/overhead.sh and
+# bench/instructions.sh run it. $1 = name, $2 = seed, $3 = seconds, $4 = users, $5 = grace seconds,
+# $6 = further top-level members (`"checks": {...},`) or empty. Needs BENCH_ROOT (bench/peers.sh).
+bench_quest_profile() {
+    cat <<JSON
+{
+  "name": "$1", "seed": $2, "duration_s": $3, "grace_s": $5, "window_s": 1, "time_scale": 0.0001,
+  "think_times": {"default": {"type": "constant", "ms": 0}}, $6
+  "corpus": {"dir": "$BENCH_ROOT/audio-corpus", "clip_mix": {"speech": 1}},
+  "scenarios": [{"name": "q", "model": {"type": "constant-population", "users": $4, "duration_s": $3},
+                 "journeys": {"dailyQuest": 1}, "cohorts": {"new": 1}}]
+}
+JSON
+}
+
+# Records the first 3,000 requests of a `fleet run` of profile $4 (FLEET_HTTP_RECORD) into
+# $3/rec.jsonl for `fleet blast --replay`; the run's folder is $3/record. Fails when nothing was
+# recorded. $1 = fleet binary, $2 = target URL, $3 = work folder.
+bench_record_requests() {
+    (cd "$BENCH_ROOT" && FLEET_HTTP_RECORD="$3/rec.jsonl" FLEET_HTTP_RECORD_MAX=3000 timeout 120 \
+        "$1" run --profile "$4" --target "$2" --out "$3/record" --history "$3/h.sqlite" \
+        > "$3/record.out" 2>&1) || true
+    [ -s "$3/rec.jsonl" ] || { echo "no requests recorded (see $3/record.out)" >&2; return 1; }
+}

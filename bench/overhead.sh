@@ -49,24 +49,13 @@ bench_stack_start "$fleet" "$work/stack.out" --entitlement active --workers 16 -
 url=$BENCH_STACK_URL stack=$BENCH_STACK_PID
 
 profile() {  # $1 = seconds
-    cat <<JSON
-{
-  "name": "overhead", "seed": 3, "duration_s": $1, "grace_s": 5, "window_s": 1, "time_scale": 0.0001,
-  "think_times": {"default": {"type": "constant", "ms": 0}},
-  "corpus": {"dir": "$BENCH_ROOT/audio-corpus", "clip_mix": {"speech": 1}},
-  "scenarios": [{"name": "q", "model": {"type": "constant-population", "users": $users, "duration_s": $1},
-                 "journeys": {"dailyQuest": 1}, "cohorts": {"new": 1}}]
-}
-JSON
+    bench_quest_profile overhead 3 "$1" "$users" 5 ""
 }
 profile 8 > "$work/record.json"
 profile "$duration" > "$work/run.json"
 
 echo "== recording the journeys' requests" >&2
-(cd "$BENCH_ROOT" && FLEET_HTTP_RECORD="$work/rec.jsonl" FLEET_HTTP_RECORD_MAX=3000 timeout 120 \
-    "$fleet" run --profile "$work/record.json" --target "$url" --out "$work/record" --history "$work/h.sqlite" \
-    > "$work/record.out" 2>&1) || true
-[ -s "$work/rec.jsonl" ] || { echo "no requests recorded (see $work/record.out)" >&2; exit 1; }
+bench_record_requests "$fleet" "$url" "$work" "$work/record.json" || exit 1
 conns=$(python3 - "$work" <<'PY'
 import glob, json, sys
 f = glob.glob(sys.argv[1] + "/record/**/results.json", recursive=True)
