@@ -19,20 +19,31 @@ extension JSONValue {
     }
 
     public static func parse(_ bytes: [UInt8]) throws(JSONParseError) -> JSONValue {
-        var p = Parser(bytes: bytes)
-        p.skipSpace()
-        let v = try p.value(depth: 0)
-        p.skipSpace()
-        guard p.i == bytes.count else { throw JSONParseError(offset: p.i, reason: "trailing characters") }
-        return v
+        // Over the array's buffer: indexing an array checks bounds and keeps its storage alive
+        // per byte; the parser does its own bounds checks (every answer is parsed once).
+        let r: Result<JSONValue, JSONParseError> = bytes.withUnsafeBufferPointer { buf in
+            var p = Parser(bytes: buf)
+            return Result { () throws(JSONParseError) in
+                p.skipSpace()
+                let v = try p.value(depth: 0)
+                p.skipSpace()
+                guard p.i == buf.count else { throw JSONParseError(offset: p.i, reason: "trailing characters") }
+                return v
+            }
+        }
+        return try r.get()
     }
 }
 
 private struct Parser {
-    let bytes: [UInt8]
+    let bytes: UnsafeBufferPointer<UInt8>
     var i = 0
+    /// The members of the objects being read, innermost last: one buffer for the whole document,
+    /// so that each object's dictionary is made at its final size (inserting into a growing
+    /// dictionary re-hashed every key at each doubling).
+    var members: [(String, JSONValue)] = []
 
-    init(bytes: [UInt8]) { self.bytes = bytes }
+    init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
 
     mutating func skipSpace() {
         while i < bytes.count, bytes[i] == 0x20 || bytes[i] == 0x0a || bytes[i] == 0x0d || bytes[i] == 0x09 { i += 1 }
@@ -54,17 +65,19 @@ private struct Parser {
         }
     }
 
-    mutating func literal(_ word: String) throws(JSONParseError) {
-        let w = Array(word.utf8)
-        guard i + w.count <= bytes.count, Array(bytes[i..<(i + w.count)]) == w else { throw fail("unexpected token") }
-        i += w.count
+    mutating func literal(_ word: StaticString) throws(JSONParseError) {
+        let n = word.utf8CodeUnitCount
+        guard i + n <= bytes.count else { throw fail("unexpected token") }
+        let w = word.utf8Start
+        for k in 0..<n where bytes[i + k] != w[k] { throw fail("unexpected token") }
+        i += n
     }
 
     mutating func object(depth: Int) throws(JSONParseError) -> JSONValue {
         i += 1
-        var o: [String: JSONValue] = [:]
         skipSpace()
-        if i < bytes.count, bytes[i] == UInt8(ascii: "}") { i += 1; return .object(o) }
+        if i < bytes.count, bytes[i] == UInt8(ascii: "}") { i += 1; return .object([:]) }
+        let first = members.count
         while true {
             skipSpace()
             guard i < bytes.count, bytes[i] == UInt8(ascii: "\"") else { throw fail("expected a string key") }
@@ -73,13 +86,18 @@ private struct Parser {
             guard i < bytes.count, bytes[i] == UInt8(ascii: ":") else { throw fail("expected ':'") }
             i += 1
             skipSpace()
-            o[k] = try value(depth: depth + 1)
+            let v = try value(depth: depth + 1)
+            members.append((k, v))
             skipSpace()
             guard i < bytes.count else { throw fail("unterminated object") }
             if bytes[i] == UInt8(ascii: ",") { i += 1; continue }
-            if bytes[i] == UInt8(ascii: "}") { i += 1; return .object(o) }
+            if bytes[i] == UInt8(ascii: "}") { i += 1; break }
             throw fail("expected ',' or '}'")
         }
+        var o = [String: JSONValue](minimumCapacity: members.count - first)
+        for m in members[first...] { o[m.0] = m.1 }  // a repeated key: the last one wins
+        members.removeSubrange(first...)
+        return .object(o)
     }
 
     mutating func array(depth: Int) throws(JSONParseError) -> JSONValue {
@@ -124,9 +142,9 @@ private struct Parser {
         guard i < bytes.count else { throw fail("unterminated string") }
         if bytes[i] == UInt8(ascii: "\"") {
             i += 1
-            return try strict(bytes[start..<(i - 1)], at: start)
+            return try strict(UnsafeBufferPointer(rebasing: bytes[start..<(i - 1)]), at: start)
         }
-        var out = Array(bytes[start..<i])
+        var out = Array(UnsafeBufferPointer(rebasing: bytes[start..<i]))
         while true {
             guard i < bytes.count else { throw fail("unterminated string") }
             let c = bytes[i]
@@ -162,11 +180,11 @@ private struct Parser {
             default: throw fail("unknown escape")
             }
         }
-        return try strict(out[...], at: start)
+        return try out.withUnsafeBufferPointer { b throws(JSONParseError) in try strict(b, at: start) }
     }
 
     /// The bytes as a String, or an error when they are not valid UTF-8 (never U+FFFD-replaced).
-    func strict(_ b: ArraySlice<UInt8>, at offset: Int) throws(JSONParseError) -> String {
+    func strict(_ b: UnsafeBufferPointer<UInt8>, at offset: Int) throws(JSONParseError) -> String {
         // ASCII needs no validation; most strings from the API are ASCII ids and codes.
         if b.allSatisfy({ $0 < 0x80 }) { return String(decoding: b, as: UTF8.self) }
         guard let s = String(validating: b, as: UTF8.self) else {
@@ -178,9 +196,17 @@ private struct Parser {
     mutating func number() throws(JSONParseError) -> JSONValue {
         let start = i
         if i < bytes.count, bytes[i] == UInt8(ascii: "-") { i += 1 }
-        var digits = 0
-        while i < bytes.count, bytes[i] >= 48, bytes[i] <= 57 { i += 1; digits += 1 }
+        var digits = 0, whole = 0
+        while i < bytes.count, bytes[i] >= 48, bytes[i] <= 57 {
+            if digits < 15 { whole = whole * 10 + Int(bytes[i] - 48) }
+            i += 1; digits += 1
+        }
         guard digits > 0 else { throw fail("unexpected character") }
+        // Most numbers in the API's answers are small integers: up to 15 digits one is exact as
+        // a Double and needs no detour through a String and strtod.
+        if digits <= 15, i == bytes.count || (bytes[i] != UInt8(ascii: ".") && bytes[i] | 0x20 != UInt8(ascii: "e")) {
+            return .number(bytes[start] == UInt8(ascii: "-") ? -Double(whole) : Double(whole))
+        }
         if i < bytes.count, bytes[i] == UInt8(ascii: ".") {
             i += 1
             var frac = 0
@@ -194,7 +220,7 @@ private struct Parser {
             while i < bytes.count, bytes[i] >= 48, bytes[i] <= 57 { i += 1; exp += 1 }
             guard exp > 0 else { throw fail("digits expected in exponent") }
         }
-        guard let d = Double(String(decoding: bytes[start..<i], as: UTF8.self)) else { throw fail("bad number") }
+        guard let d = Double(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<i]), as: UTF8.self)) else { throw fail("bad number") }
         return .number(d)
     }
 }

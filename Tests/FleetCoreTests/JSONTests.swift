@@ -13,6 +13,45 @@ final class JSONTests: XCTestCase {
         XCTAssertNil(v["missing"])
     }
 
+    /// Integers of up to 15 digits are read digit by digit, the rest by the standard library's
+    /// `Double(String)`: every literal must give what `Double(String)` gives, the sign of zero too.
+    func testNumbersReadAsTheStandardLibraryReadsThem() throws {
+        var literals = ["0", "-0", "7", "-7", "999999999999999", "-999999999999999", "1000000000000000",
+                        "9007199254740993", "12345678901234567890", "0.5", "-0.0", "1e3", "1E-3", "2.5e+2", "-1.25E2",
+                        "100", "123456789012345", "1234567890123456"]
+        var r = SeededRandom(seed: 18)
+        for _ in 0..<2000 {
+            let digits = 1 + Int(r.next() % 19)
+            var s = r.chance(0.5) ? "-" : ""
+            s += String(1 + r.next() % 9) + (1..<digits).map { _ in String(r.next() % 10) }.joined()
+            if r.chance(0.2) { s += "." + String(r.next() % 1000) }
+            if r.chance(0.1) { s += "e" + String(Int(r.next() % 40) - 20) }
+            literals.append(s)
+        }
+        for lit in literals {
+            let want = try XCTUnwrap(Double(lit), lit)
+            for doc in [lit, "[\(lit)]", "{\"n\":\(lit)}", " \(lit) "] {
+                let v = try JSONValue.parse(doc)
+                let got = try XCTUnwrap((v.array?.first ?? v["n"] ?? v).double, doc)
+                XCTAssertEqual(got, want, doc)
+                XCTAssertEqual(got.sign, want.sign, doc)
+            }
+        }
+    }
+
+    /// Objects are built from the members read, at their final size: every member arrives, nested
+    /// objects keep their own members, and a repeated key keeps its last value.
+    func testObjectsKeepEveryMemberAtAnyDepthAndTheLastOfARepeatedKey() throws {
+        let v = try JSONValue.parse(#"{"a":1,"b":{"c":{"d":[{"e":2,"f":3},{}],"g":4},"h":5},"a":6,"i":{"j":7},"k":[]}"#)
+        let want: JSONValue = ["a": 6, "b": ["c": ["d": [["e": 2, "f": 3], [:]], "g": 4], "h": 5], "i": ["j": 7], "k": []]
+        XCTAssertEqual(v, want)
+        var many = "{"
+        for n in 0..<300 { many += (n > 0 ? "," : "") + "\"k\(n)\":{\"v\":\(n)}" }
+        let big = try JSONValue.parse(many + "}")
+        XCTAssertEqual(big.object?.count, 300)
+        for n in [0, 1, 150, 299] { XCTAssertEqual(big["k\(n)"]?["v"]?.int, n) }
+    }
+
     func testSerialisationIsSortedAndRoundTrips() throws {
         let v: JSONValue = ["z": 1, "a": ["s": "line\nbreak", "n": nil], "m": [true, 1.5]]
         XCTAssertEqual(v.serialized(), #"{"a":{"n":null,"s":"line\nbreak"},"m":[true,1.5],"z":1}"#)
