@@ -36,29 +36,40 @@ enum HTTPHeaderBlock: Sendable {
     }
 
     /// Calls `body(name, value)` for each `Name: value` line, value trimmed of spaces and tabs,
-    /// until `body` returns false.
-    private static func forEachField(_ bytes: [UInt8], _ body: (ArraySlice<UInt8>, ArraySlice<UInt8>) -> Bool) {
-        var lineStart = 0
-        let n = bytes.count
-        while lineStart < n {
-            var lineEnd = lineStart
-            while lineEnd < n && bytes[lineEnd] != 0x0a { lineEnd += 1 }
-            var end = lineEnd
-            if end > lineStart && bytes[end - 1] == 0x0d { end -= 1 }
-            if let colon = bytes[lineStart..<end].firstIndex(of: UInt8(ascii: ":")) {
-                var v = colon + 1
-                var e = end
-                while v < e && (bytes[v] == 0x20 || bytes[v] == 0x09) { v += 1 }
-                while e > v && (bytes[e - 1] == 0x20 || bytes[e - 1] == 0x09) { e -= 1 }
-                if !body(bytes[lineStart..<colon], bytes[v..<e]) { return }
+    /// until `body` returns false. Walks the array's buffer: by array index (bounds-checked, the
+    /// storage retained) the lookup of `Date` cost ~2k instructions an answer.
+    private static func forEachField(_ bytes: [UInt8], _ body: (Slice<UnsafeBufferPointer<UInt8>>, Slice<UnsafeBufferPointer<UInt8>>) -> Bool) {
+        bytes.withUnsafeBufferPointer { b in
+            var lineStart = 0
+            let n = b.count
+            while lineStart < n {
+                var lineEnd = lineStart
+                while lineEnd < n && b[lineEnd] != 0x0a { lineEnd += 1 }
+                var end = lineEnd
+                if end > lineStart && b[end - 1] == 0x0d { end -= 1 }
+                var colon = lineStart
+                while colon < end && b[colon] != UInt8(ascii: ":") { colon += 1 }
+                if colon < end {
+                    var v = colon + 1
+                    var e = end
+                    while v < e && (b[v] == 0x20 || b[v] == 0x09) { v += 1 }
+                    while e > v && (b[e - 1] == 0x20 || b[e - 1] == 0x09) { e -= 1 }
+                    if !body(b[lineStart..<colon], b[v..<e]) { return }
+                }
+                lineStart = lineEnd + 1
             }
-            lineStart = lineEnd + 1
         }
     }
 
-    private static func asciiCaseInsensitiveEqual(_ a: ArraySlice<UInt8>, _ b: [UInt8]) -> Bool {
+    private static func asciiCaseInsensitiveEqual(_ a: Slice<UnsafeBufferPointer<UInt8>>, _ b: [UInt8]) -> Bool {
         guard a.count == b.count else { return false }
-        return zip(a, b).allSatisfy { x, y in x == y || (Self.lower(x) == Self.lower(y)) }
+        var j = 0
+        for x in a {
+            let y = b[j]
+            if x != y && Self.lower(x) != Self.lower(y) { return false }
+            j += 1
+        }
+        return true
     }
 
     @inline(__always) private static func lower(_ c: UInt8) -> UInt8 {
