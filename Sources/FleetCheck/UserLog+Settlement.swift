@@ -24,13 +24,18 @@ extension UserLog {
         facts.finished = facts.finished ?? seen
         var canonicalBody = body
         canonicalBody.removeValue(forKey: "replayed")
-        let canonical = JSONValue.object(canonicalBody).serialized()
-        if let first = facts.settlement, first.canonical != canonical {
-            out.append(Finding(invariant: .replayIdentical,
-                               detail: "session \(id): settlement differs from the first one seen (#\(first.seen.seq)): expected \(first.canonical), seen \(canonical)",
-                               seqs: [first.seen.seq, seen.seq]))
+        if let first = facts.settlement {
+            // Byte for byte, as serialised (sorted keys), compared as bytes: `==` on values or on
+            // Strings takes two spellings of one Unicode text (é, e + ◌́) for the same answer.
+            let expected = JSONValue.object(first.body).serializedBytes(), canonical = JSONValue.object(canonicalBody).serializedBytes()
+            if expected != canonical {
+                out.append(Finding(invariant: .replayIdentical,
+                                   detail: "session \(id): settlement differs from the first one seen (#\(first.seen.seq)): expected \(String(decoding: expected, as: UTF8.self)), seen \(String(decoding: canonical, as: UTF8.self))",
+                                   seqs: [first.seen.seq, seen.seq]))
+            }
+        } else {
+            facts.settlement = (canonicalBody, seen)
         }
-        if facts.settlement == nil { facts.settlement = (canonical, seen) }
         if !replayed, let earlier = facts.firstSettlement {
             out.append(Finding(invariant: .oneSettlementPerSession,
                                detail: "session \(id) settled twice: answers #\(earlier.seq) and #\(seen.seq) both say replayed: false",

@@ -70,6 +70,25 @@ final class SettlementInvariantTests: XCTestCase {
         XCTAssertEqual(t.violations(.oneSettlementPerSession), [])
     }
 
+    /// Byte for byte: a replay whose text differs only in its Unicode spelling (é as one code
+    /// point, then as e + combining accent; Swift's `==` calls them equal) is not identical.
+    func testAReplaySpelledDifferentlyFiresThoughItsValuesCompareEqual() {
+        func answer(_ outcome: String, replayed: Bool) -> JSONValue {
+            guard case var .object(o) = Script.settlement("s1", award: 20, total: 20, replayed: replayed) else { return .null }
+            o["outcome"] = .string(outcome)
+            return .object(o)
+        }
+        let composed = "d\u{e9}j\u{e0}", decomposed = "de\u{301}ja\u{300}"
+        XCTAssertEqual(composed, decomposed, "the premise: String equality ignores the spelling")
+        let t = Script(), u = t.user(1)
+        t.createSession(u, "s1")
+        t.complete(u, "s1", answer(composed, replayed: false))
+        t.complete(u, "s1", answer(composed, replayed: true))
+        XCTAssertEqual(t.violations(.replayIdentical), [], "the same bytes again")
+        t.complete(u, "s1", answer(decomposed, replayed: true))
+        XCTAssertEqual(t.violations(.replayIdentical).count, 1)
+    }
+
     func testConcurrentCompletesOfTwoSessionsAreNotJudgedByOrder() {
         let t = Script(), u = t.user(1)
         t.createSession(u, "s1")
