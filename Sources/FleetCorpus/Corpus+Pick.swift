@@ -22,12 +22,11 @@ extension Corpus {
     /// to any clip; a loaded corpus is never empty.
     public func pick(language: String, round: Int, classMix: [String: Double],
                      using random: inout SeededRandom) -> Clip {
-        // Runs for every take: the language's primary subtag is cut once, and each clip's is
-        // compared in place (LanguageTag.sameLanguage builds two lower-cased strings per clip).
+        // Runs for every take: the language's clips come from the index built with the corpus.
         // The filters keep clip indices, not clips: copying a Clip (its manifest entry's strings)
         // into each filtered array was most of a take's cost.
-        let want = Array(LanguageTag.primary(language).utf8)
-        let ofLanguage = want.isEmpty ? [] : clips.indices.filter { Self.hasPrimary(clips[$0].language, want) }
+        let want = LanguageTag.primary(language)
+        let ofLanguage = want.isEmpty ? [] : byLanguage[want] ?? []
         let pool = ofLanguage.isEmpty ? Array(clips.indices) : ofLanguage
         var classes: [ClipClass] = []
         var weights: [Double] = []
@@ -65,16 +64,16 @@ extension Corpus {
         return p
     }
 
-    /// Whether `tag`'s primary subtag (up to `-` or `_`) is `primary` (lower-case), ASCII letters
-    /// compared case-insensitively; a non-ASCII tag takes LanguageTag's own comparison.
-    static func hasPrimary(_ tag: String, _ primary: [UInt8]) -> Bool {
-        var i = 0
+    /// The key a clip's language is found under: its primary subtag (up to `-` or `_`), ASCII
+    /// letters lower-cased; a non-ASCII subtag takes LanguageTag's own form. A session's language
+    /// finds the clips whose key is `LanguageTag.primary` of it.
+    static func languageKey(_ tag: String) -> String {
+        var out: [UInt8] = []
         for c in tag.utf8 {
             if c == 0x2d || c == 0x5f { break }
-            if c >= 0x80 { return LanguageTag.primary(tag) == String(decoding: primary, as: UTF8.self) }
-            guard i < primary.count, (c >= 0x41 && c <= 0x5a ? c | 0x20 : c) == primary[i] else { return false }
-            i += 1
+            if c >= 0x80 { return LanguageTag.primary(tag) }
+            out.append(c >= 0x41 && c <= 0x5a ? c | 0x20 : c)
         }
-        return i == primary.count
+        return String(decoding: out, as: UTF8.self)
     }
 }

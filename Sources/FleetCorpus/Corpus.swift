@@ -47,9 +47,14 @@ public struct Corpus: Sendable {
     /// Total bytes of all clips (the memory the corpus maps).
     public var totalBytes: Int { clips.reduce(0) { $0 + $1.sizeBytes } }
 
+    /// Clip indices by language key (`languageKey`): a take finds its language's clips without
+    /// comparing every clip's tag (a scan of the whole corpus per take).
+    let byLanguage: [String: [Int]]
+
     public init(directory: String, clips: [Clip]) {
         self.directory = directory
         self.clips = clips
+        byLanguage = Dictionary(grouping: clips.indices) { Self.languageKey(clips[$0].language) }
     }
 
     /// The manifest's entries alone, without opening any clip (for tools that handle the files).

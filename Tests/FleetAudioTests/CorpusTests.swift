@@ -1,5 +1,5 @@
 import FleetAudio
-import FleetCorpus
+@testable import FleetCorpus
 import FleetCore
 import Foundation
 import XCTest
@@ -74,6 +74,24 @@ final class CorpusTests: XCTestCase {
         var random = SeededRandom(seed: 7)
         let short = corpus.pick(language: "en", round: 2, classMix: ["short": 1], using: &random)
         XCTAssertEqual(short.clipClass, .short)
+    }
+
+    /// Clips are indexed by primary subtag, ASCII case folded, so a session's language finds
+    /// them however either side spells the tag; a non-ASCII subtag is folded as LanguageTag folds it.
+    func testClipsAreFoundByPrimarySubtagWhateverTheSpelling() throws {
+        XCTAssertEqual(Corpus.languageKey("EN-us"), "en")
+        XCTAssertEqual(Corpus.languageKey("en_GB"), "en")
+        XCTAssertEqual(Corpus.languageKey("zh"), "zh")
+        XCTAssertEqual(Corpus.languageKey("-x"), "")
+        XCTAssertEqual(Corpus.languageKey("ÉS-x"), "és")
+        let corpus = try committed.get()
+        for language in Set(corpus.clips.map { LanguageTag.primary($0.language) }) {
+            var random = SeededRandom(seed: 3)
+            for asked in [language, language.uppercased() + "-XX", language + "_yy"] {
+                let clip = corpus.pick(language: asked, round: 1, classMix: ["speech": 1], using: &random)
+                XCTAssertEqual(LanguageTag.primary(clip.language), language, asked)
+            }
+        }
     }
 
     func testClassMixProblemsNameTheKey() {
