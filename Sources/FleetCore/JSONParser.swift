@@ -43,7 +43,10 @@ private struct Parser {
     /// dictionary re-hashed every key at each doubling).
     var members: [(String, JSONValue)] = []
 
-    init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+    init(bytes: UnsafeBufferPointer<UInt8>) {
+        self.bytes = bytes
+        members.reserveCapacity(16)  // one allocation for most answers, not one per doubling
+    }
 
     mutating func skipSpace() {
         while i < bytes.count, bytes[i] == 0x20 || bytes[i] == 0x0a || bytes[i] == 0x0d || bytes[i] == 0x09 { i += 1 }
