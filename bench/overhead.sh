@@ -13,6 +13,8 @@
 #    A third arm replays the same recording paced at the rate the journeys sent in the same round
 #    (`-R`): flat out, the replay sends ~8 × faster, so its fixed costs per second (wake-ups,
 #    timers, the monitor) fall on more requests; paced, both arms carry them alike.
+#    Each run's context switches (GNU time, whole process, per request): at this pace a request's
+#    CPU is mostly what wake-ups and the kernel cost, and this column says whether the arms differ there.
 #    The replay repeats requests whose effect already happened (a second reading-complete is a
 #    409 envelope, not the session): its status mix is in the table.
 # 3. Profiles round 1 of each with `perf record -g` (5 s while it runs; both arms alike, and the
@@ -65,10 +67,16 @@ PY
 )
 echo "   $(wc -l < "$work/rec.jsonl") requests recorded; the journeys had $conns in flight on average" >&2
 
+# Each run under GNU time for its context switches (voluntary, then involuntary: `%w %c`), whole process.
+[ -x /usr/bin/time ] || bench_install
+timed=(/usr/bin/time -f "%w %c" -o)
+
 # perf for 5 s of the run, 3 s after it started (round 1 only).
 profile_pid() {  # $1 = pid of `timeout`, whose child is the bench; $2 = output
     sleep 3
-    local child; child=$(pgrep -P "$1" | head -1)
+    local child=$1 next  # the bench: the deepest descendant (timeout, then /usr/bin/time, then fleet)
+    while next=$(pgrep -P "$child" | head -1) && [ -n "$next" ]; do child=$next; done
+    [ "$child" = "$1" ] && child=
     [ -n "$child" ] && timeout 20 perf record -F 999 -g -p "$child" -o "$2" -- sleep 5 > /dev/null 2>&1 < /dev/null || true
 }
 
@@ -79,8 +87,8 @@ run_journeys() {  # $1 = fleet binary, $2 = name (j, j0), $3 = round
     # each round (before this, rounds 1-3 sent 6k, 8k and 11k requests).
     seed=$((1000 + 10 * r + ${#name}))
     sed "s/\"seed\": 3,/\"seed\": $seed,/" "$work/run.json" > "$work/run.$name.$r.json"
-    (cd "$BENCH_ROOT" && exec timeout $((duration + 60)) "$bin" run --profile "$work/run.$name.$r.json" --target "$url" \
-        --out "$work/$name-$r" --history "$work/h.sqlite" > "$work/$name.$r.out" 2>&1) &
+    (cd "$BENCH_ROOT" && exec timeout $((duration + 60)) "${timed[@]}" "$work/$name.$r.cs" "$bin" run --profile "$work/run.$name.$r.json" \
+        --target "$url" --out "$work/$name-$r" --history "$work/h.sqlite" > "$work/$name.$r.out" 2>&1) &
     local pid=$! prof=
     if [ "$r" = 1 ] && command -v perf >/dev/null; then profile_pid "$pid" "$work/perf-$name.data" & prof=$!; fi
     wait "$pid" || echo "   ($name round $r exited $?; see $work/$name.$r.out)" >&2
@@ -90,7 +98,8 @@ ov_journeys() { run_journeys "$fleet" j "$1"; }
 ov_before() { run_journeys "$before" j0 "$1"; }
 ov_engine() {
     local r=$1
-    timeout $((duration + 60)) "$fleet" blast "$url" --replay "$work/rec.jsonl" -c "$conns" -d "$duration" > "$work/e.$r.out" 2>&1 &
+    timeout $((duration + 60)) "${timed[@]}" "$work/e.$r.cs" "$fleet" blast "$url" --replay "$work/rec.jsonl" -c "$conns" -d "$duration" \
+        > "$work/e.$r.out" 2>&1 &
     local pid=$! prof=
     if [ "$r" = 1 ] && command -v perf >/dev/null; then profile_pid "$pid" "$work/perf-engine.data" & prof=$!; fi
     wait "$pid" || echo "   (replay round $r exited $?; see $work/e.$r.out)" >&2
@@ -114,8 +123,8 @@ ov_paced() {
     local r=$1 rate; rate=$(journey_rate "$r")
     [ "$rate" -gt 0 ] || { echo "   (paced replay round $r: no journey rate)" >&2; return; }
     echo "$rate" > "$work/p.$r.rate"
-    timeout $((duration + 60)) "$fleet" blast "$url" --replay "$work/rec.jsonl" -c "$conns" -R "$rate" -d "$duration" \
-        > "$work/p.$r.out" 2>&1 || echo "   (paced replay round $r exited $?; see $work/p.$r.out)" >&2
+    timeout $((duration + 60)) "${timed[@]}" "$work/p.$r.cs" "$fleet" blast "$url" --replay "$work/rec.jsonl" -c "$conns" -R "$rate" \
+        -d "$duration" > "$work/p.$r.out" 2>&1 || echo "   (paced replay round $r exited $?; see $work/p.$r.out)" >&2
 }
 arms=(ov_journeys ov_engine ov_paced)
 [ -n "$before" ] && arms=(ov_before ov_journeys ov_engine ov_paced)
@@ -144,7 +153,8 @@ section="$work/section.md"
     echo "Measured $(date -u '+%Y-%m-%d %H:%M UTC') on $(bench_machine) by \`bench/overhead.sh -u $users -d $duration\` (PAIRS=$PAIRS)"
     echo "($users users walk the daily quest with no think time against \`fleet stack --median-ms 20\`; the raw engine replays"
     echo "the first 3,000 requests they sent (\`FLEET_HTTP_RECORD\`, \`fleet blast --replay\`) over $conns keep-alive connections,"
-    echo "the journeys' mean in-flight count; CPU per request of the bench process; median of $PAIRS alternated rounds (min–max).)"
+    echo "the journeys' mean in-flight count; CPU per request of the bench process; context switches per request of the whole"
+    echo "process (GNU time: voluntary = it waited, preempted = another thread took the core); median of $PAIRS alternated rounds (min–max).)"
     bench_load_summary
     [ "$BENCH_LOADED" = 1 ] && echo "**Loaded: taken while other work shared the machine; provisional, not the figure.**"
     echo "Each journey run has a seed of its own (since 2026-12-02): the 2026-12-01 figure (190.5 against 118.7 µs, 1.98 ×)"
@@ -176,27 +186,37 @@ def engine(r, name="e"):
     if not m or not c: return None
     n, cpu = int(m.group(1)), float(c.group(1))
     return dict(cpu=cpu, n=n, per=cpu / n * 1e6 if n else None, non2xx=int(non.group(1)) if non else 0)
+def switches(name, r, n):
+    """Context switches per request, whole process: (voluntary, involuntary) from GNU time."""
+    try: w, c = (int(x) for x in open(os.path.join(work, f"{name}.{r}.cs")).read().split()[-2:])
+    except (OSError, ValueError): return None
+    return (w / n, c / n) if n else None
+def cs_cell(name, runs):
+    v = [switches(name, r, x["n"]) if x else None for r, x in enumerate(runs, 1)]
+    if not any(v): return "n/a"
+    vol = [x[0] for x in v if x]; inv = [x[1] for x in v if x]; tot = [a + b for a, b in zip(vol, inv)]
+    return f"{spread(tot, '%.2f')}: {statistics.median(vol):.2f} + {statistics.median(inv):.2f}"
 J = [journeys(r) for r in range(1, pairs + 1)]; E = [engine(r) for r in range(1, pairs + 1)]
 def spread(v, fmt="%.1f"):
     v = sorted(x for x in v if x is not None)
     return f"{fmt % statistics.median(v)} ({fmt % v[0]}–{fmt % v[-1]})" if v else "n/a"
-print("| path | requests per round | CPU µs per request, median (min–max) | answers |")
-print("|---|---|---:|---|")
+print("| path | requests per round | CPU µs per request, median (min–max) | context switches per request, whole process: median (min–max): voluntary + preempted | answers |")
+print("|---|---|---:|---:|---|")
 js = J[0]["statuses"] if J[0] else {}
-print(f"| journeys (fleet run, dailyQuest) | {', '.join(str(x['n']) if x else 'n/a' for x in J)} | {spread([x['per'] if x else None for x in J])} | "
+print(f"| journeys (fleet run, dailyQuest) | {', '.join(str(x['n']) if x else 'n/a' for x in J)} | {spread([x['per'] if x else None for x in J])} | {cs_cell('j', J)} | "
       + ", ".join(f"{k}: {v}" for k, v in sorted(js.items())) + " |")
-print(f"| raw engine (fleet blast --replay) | {', '.join(str(x['n']) if x else 'n/a' for x in E)} | {spread([x['per'] if x else None for x in E])} | "
+print(f"| raw engine (fleet blast --replay) | {', '.join(str(x['n']) if x else 'n/a' for x in E)} | {spread([x['per'] if x else None for x in E])} | {cs_cell('e', E)} | "
       + (f"non-2xx: {E[0]['non2xx']} of {E[0]['n']}" if E[0] else "n/a") + " |")
 P = [engine(r, "p") for r in range(1, pairs + 1)]
 def rate(r):
     try: return open(os.path.join(work, f"p.{r}.rate")).read().strip()
     except OSError: return "n/a"
 print(f"| raw engine paced at the journeys' rate (--replay -R, {'/'.join(rate(r) for r in range(1, pairs + 1))} req/s) | "
-      f"{', '.join(str(x['n']) if x else 'n/a' for x in P)} | {spread([x['per'] if x else None for x in P])} | "
+      f"{', '.join(str(x['n']) if x else 'n/a' for x in P)} | {spread([x['per'] if x else None for x in P])} | {cs_cell('p', P)} | "
       + (f"non-2xx: {P[0]['non2xx']} of {P[0]['n']}" if P[0] else "n/a") + " |")
 B = [journeys(r, "j0") for r in range(1, pairs + 1)]
 if any(B):
-    print(f"| journeys, before (--before binary) | {', '.join(str(x['n']) if x else 'n/a' for x in B)} | {spread([x['per'] if x else None for x in B])} | |")
+    print(f"| journeys, before (--before binary) | {', '.join(str(x['n']) if x else 'n/a' for x in B)} | {spread([x['per'] if x else None for x in B])} | {cs_cell('j0', B)} | |")
 ratios = [j["per"] / e["per"] for j, e in zip(J, E) if j and e and j["per"] and e["per"]]
 med = statistics.median(ratios) if ratios else None
 print()
