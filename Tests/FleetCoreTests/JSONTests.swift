@@ -98,4 +98,22 @@ final class HostileInputTests: XCTestCase {
         }
         XCTAssertEqual(RFC3339.parseMillis("2026-11-29T15:08:48Z"), 1_795_964_928_000)
     }
+
+    /// The parser reads its input through an unchecked buffer, so every read must check the end
+    /// itself: every prefix of a document using each construct (a truncated answer), and the document
+    /// with each byte removed or replaced by a quote or backslash, must parse or fail — never read
+    /// past the end (the tests' debug build traps on an out-of-bounds buffer read).
+    func testEveryTruncationAndOneByteEditOfADocumentFailsCleanly() throws {
+        let doc = Array(#"{"a":[1,-2.5e-3,0,true,false,null],"s":"x\"\\\/\b\f\n\r\t\u00e9\ud83d\ude00é","o":{"k":{}},"e":[],"n":-0,"b":12345678901234567}"#.utf8)
+        XCTAssertNoThrow(try JSONValue.parse(doc))
+        for n in 0..<doc.count {
+            XCTAssertThrowsError(try JSONValue.parse(Array(doc[..<n])), "prefix of \(n) bytes")
+            var cut = doc; cut.remove(at: n)
+            _ = try? JSONValue.parse(cut)
+            for b in [UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "e")] {
+                var edited = doc; edited[n] = b
+                _ = try? JSONValue.parse(edited)
+            }
+        }
+    }
 }
