@@ -22,19 +22,17 @@ extension UserLog {
         let wasInDoubt = facts.completeInDoubt
         facts.completeInDoubt = false
         facts.finished = facts.finished ?? seen
-        var canonicalBody = body
-        canonicalBody.removeValue(forKey: "replayed")
         if let first = facts.settlement {
-            // Byte for byte, as serialised (sorted keys), compared as bytes: `==` on values or on
-            // Strings takes two spellings of one Unicode text (é, e + ◌́) for the same answer.
-            let expected = JSONValue.object(first.body).serializedBytes(), canonical = JSONValue.object(canonicalBody).serializedBytes()
+            // Compared as bytes: `==` on values or on Strings takes two spellings of one Unicode
+            // text (é, e + ◌́) for the same answer.
+            let expected = SettlementInfo.canonicalBytes(first.body), canonical = SettlementInfo.canonicalBytes(body)
             if expected != canonical {
                 out.append(Finding(invariant: .replayIdentical,
                                    detail: "session \(id): settlement differs from the first one seen (#\(first.seen.seq)): expected \(String(decoding: expected, as: UTF8.self)), seen \(String(decoding: canonical, as: UTF8.self))",
                                    seqs: [first.seen.seq, seen.seq]))
             }
         } else {
-            facts.settlement = (canonicalBody, seen)
+            facts.settlement = (body, seen)
         }
         if !replayed, let earlier = facts.firstSettlement {
             out.append(Finding(invariant: .oneSettlementPerSession,

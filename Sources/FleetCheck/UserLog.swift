@@ -25,8 +25,9 @@ struct SessionFacts: Sendable {
     /// An answer showed it completed or abandoned (it can never be in progress again).
     var finished: Seen?
     /// The first settlement seen (canonical JSON without `replayed`), and the first answer that said `replayed: false`.
-    /// The first settlement answer seen, without `replayed`; serialised only when another answer
-    /// comes to compare with it (a replay), not on every first settlement (~27k instructions).
+    /// The first settlement answer seen, as it came; its canonical form (`SettlementInfo.canonicalBytes`)
+    /// is made only when another answer comes to compare with it (a replay), not on every first
+    /// settlement (~27k instructions).
     var settlement: (body: [String: JSONValue], seen: Seen)?
     var firstSettlement: Seen?
     var award: Int?

@@ -132,12 +132,16 @@ public struct SettlementInfo: Sendable {
     public var replayed: Bool
     /// The response without `replayed`, to check that a replay is byte-for-byte the first settlement.
     /// Serialised when asked (~27k instructions a settlement): the journeys never ask.
-    public var canonical: String {
+    public var canonical: String { String(decoding: Self.canonicalBytes(answer), as: UTF8.self) }
+    private var answer: [String: JSONValue]
+
+    /// A settlement answer as a replay must repeat it byte for byte: serialised with sorted keys,
+    /// without `replayed` (the one member a replay changes).
+    public static func canonicalBytes(_ answer: [String: JSONValue]) -> [UInt8] {
         var o = answer
         o["replayed"] = nil
-        return JSONValue.object(o).serialized()
+        return JSONValue.object(o).serializedBytes()
     }
-    private var answer: [String: JSONValue]
 
     public init?(_ j: JSONValue) {
         guard let sid = j["session_id"]?.string, let xp = j["xp_awarded"]?.int else { return nil }

@@ -64,16 +64,7 @@ extension Corpus {
         return p
     }
 
-    /// The key a clip's language is found under: its primary subtag (up to `-` or `_`), ASCII
-    /// letters lower-cased; a non-ASCII subtag takes LanguageTag's own form. A session's language
-    /// finds the clips whose key is `LanguageTag.primary` of it.
-    static func languageKey(_ tag: String) -> String {
-        var out: [UInt8] = []
-        for c in tag.utf8 {
-            if c == 0x2d || c == 0x5f { break }
-            if c >= 0x80 { return LanguageTag.primary(tag) }
-            out.append(c >= 0x41 && c <= 0x5a ? c | 0x20 : c)
-        }
-        return String(decoding: out, as: UTF8.self)
-    }
+    /// The key a clip's language is found under, the one a session's language looks up:
+    /// its primary subtag, lower-cased (`LanguageTag.primary`; computed once per clip, at load).
+    static func languageKey(_ tag: String) -> String { LanguageTag.primary(tag) }
 }

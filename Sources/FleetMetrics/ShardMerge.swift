@@ -72,7 +72,7 @@ public enum ShardMerge {
                           windowNanos: UInt64) -> [HealthSample] {
         var perMachine: [String: [Int: Double]] = [:]
         for (i, s) in shards.enumerated() {
-            let machine = s.results.meta.shard?.bootId ?? "shard \(i) (no boot id)"
+            let machine = ShardInfo.machineKey(bootId: s.results.meta.shard?.bootId, position: i)
             for h in s.results.health {
                 guard let steal = h.hostStealSeconds else { continue }
                 let w = RunResults.window(h.window, of: s.results.windowNanos, into: windowNanos, offsetNanos: s.offsetNanos)

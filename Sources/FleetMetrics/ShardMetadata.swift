@@ -29,6 +29,13 @@ public struct ShardInfo: Sendable, Codable, Equatable {
         self.bootId = bootId
     }
 
+    /// The machine a shard ran on, for telling shards of one machine apart from the others: its
+    /// kernel's boot id, or, when it recorded none (results from before), a machine of its own
+    /// (`position` = the shard's place among those compared).
+    public static func machineKey(bootId: String?, position: Int) -> String {
+        bootId ?? "\u{0}shard \(position)"
+    }
+
     /// `2/4`, as people read it.
     public var label: String { "\(index)/\(count)" }
 }
@@ -63,7 +70,7 @@ public struct ShardSummary: Sendable, Codable, Equatable {
         guard runs.contains(where: { $0.bootId != nil }) else { return runs.map { _ in nil } }
         var numbers: [String: Int] = [:]
         return runs.enumerated().map { i, r in
-            let key = r.bootId ?? "\u{0}shard \(i)"  // no id: a machine of its own
+            let key = ShardInfo.machineKey(bootId: r.bootId, position: i)
             if numbers[key] == nil { numbers[key] = numbers.count + 1 }
             return "machine \(numbers[key]!)"
         }
