@@ -56,8 +56,9 @@ enum Redact {
 
     /// A trace line's digest (of the whole redacted answer, 12 hex digits) and its excerpt (the
     /// first `limit` characters), from one redacting serialisation into bytes. The digest tells
-    /// answers apart at a glance; it protects nothing, so it is FNV-1a (64 bits, first 48 shown),
-    /// not SHA-256, which cost 2 % of the bench's CPU when it was taken of every answer.
+    /// answers apart at a glance; it protects nothing, so it is a 64-bit multiply-xor hash (48
+    /// bits shown, `digest(of:)`), not SHA-256, which cost 2 % of the bench's CPU when it was
+    /// taken of every answer.
     static func digestAndExcerpt(_ v: JSONValue?, limit: Int) -> (digest: String, excerpt: String) {
         guard let v else { return ("", "") }
         return digestAndExcerpt(bytes: v.serializedBytes(redacting: secretKeys, as: "<redacted>"), limit: limit)
@@ -115,9 +116,7 @@ enum Redact {
     }
 
     private static func digestAndExcerpt(bytes: [UInt8], limit: Int) -> (digest: String, excerpt: String) {
-        var h: UInt64 = 0xcbf2_9ce4_8422_2325
-        for b in bytes { h = (h ^ UInt64(b)) &* 0x100_0000_01b3 }
-        let digest = Hex.encode(h, digits: 12)
+        let digest = Hex.encode(digest(of: bytes), digits: 12)
         // Serialised JSON is mostly ASCII: when the first `limit + 1` bytes are ASCII (and hold no
         // CR, which joins a following LF into one character), they are `limit + 1` characters,
         // so the cut needs no grapheme walk (which cost more than the serialisation).
@@ -134,6 +133,26 @@ enum Redact {
             if head.count > limit { return (digest, cut(head, limit)) }
         }
         return (digest, cut(String(decoding: bytes, as: UTF8.self), limit))
+    }
+
+    /// FNV-1a's constants taken eight bytes a step (little-endian words, then the tail bytes),
+    /// each step's product folded back onto its low bits so that every byte reaches the 48 bits
+    /// shown. Byte-wise FNV-1a was ~2k instructions an answer, half the trace line's cost.
+    static func digest(of bytes: [UInt8]) -> UInt64 {
+        bytes.withUnsafeBytes { b -> UInt64 in
+            let prime: UInt64 = 0x100_0000_01b3
+            var h: UInt64 = 0xcbf2_9ce4_8422_2325 ^ UInt64(b.count)
+            var i = 0
+            while i + 8 <= b.count {
+                h = (h ^ UInt64(littleEndian: b.loadUnaligned(fromByteOffset: i, as: UInt64.self))) &* prime
+                h ^= h >> 32
+                i += 8
+            }
+            while i < b.count { h = (h ^ UInt64(b[i])) &* prime; i += 1 }
+            h ^= h >> 29
+            h = h &* 0xbf58_476d_1ce4_e5b9
+            return h ^ (h >> 32)
+        }
     }
 
     private static func cut(_ s: String, _ limit: Int) -> String {

@@ -39,8 +39,8 @@ public final class UserChecker: ExchangeObserver {
 
     // MARK: ExchangeObserver
 
-    public func willSend(template: String, path: String, body: JSONValue?, at: UInt64) {
-        state.withLock { $0.log.willSend(template: template, path: path, body: body) }
+    public func willSend(route: Route, path: String, body: JSONValue?, at: UInt64) {
+        state.withLock { $0.log.willSend(route: route, path: path, body: body) }
     }
 
     public func decided(_ key: String, _ value: String) {
@@ -65,7 +65,7 @@ public final class UserChecker: ExchangeObserver {
             s.ring.append(TraceEntry(seq: s.seq, intendedMs: ms(e.intended), actualMs: ms(e.sent), endMs: ms(e.received),
                                      what: e.template, path: e.path, status: e.status,
                                      digest: e.bodyBytes > 0 ? digest : "", excerpt: excerpt))
-            s.log.ended(template: e.template, path: e.path, body: e.requestBody)
+            s.log.ended(route: e.route, path: e.path, body: e.requestBody)
             let found = judge(e, seen: seen, log: &s.log)
             if !found.isEmpty { s.violated = true }
             var names: [Int: String] = [:]

@@ -103,8 +103,8 @@ struct UserLog: Sendable {
 
 extension UserLog {
     /// In-flight bookkeeping, before a request goes out.
-    mutating func willSend(template: String, path: String, body: JSONValue?) {
-        switch Route(rawValue: template) {
+    mutating func willSend(route: Route?, path: String, body: JSONValue?) {
+        switch route {
         case .completeSession: completesInFlight[path, default: 0] += 1
         case .postTransaction:
             purchasesInFlight[Self.transactionID(ofRequest: body) ?? "?", default: 0] += 1
@@ -114,8 +114,8 @@ extension UserLog {
         }
     }
 
-    mutating func ended(template: String, path: String, body: JSONValue?) {
-        switch Route(rawValue: template) {
+    mutating func ended(route: Route?, path: String, body: JSONValue?) {
+        switch route {
         case .completeSession: completesInFlight[path, default: 1] -= 1
         case .postTransaction: purchasesInFlight[Self.transactionID(ofRequest: body) ?? "?", default: 1] -= 1
         default: break

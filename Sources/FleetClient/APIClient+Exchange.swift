@@ -27,10 +27,10 @@ extension APIClient {
     /// when the transfer started and ended in `ExchangeFailure`. The task's observer, if any,
     /// hears of it before it goes out and once it ended.
     @inline(never)  // see APIClient.attempts: an inlined async callee's frame adds to its caller's
-    func exchange(_ request: HTTPRequest, template name: String, intended: UInt64, sent: Sent) async -> Result<Exchanged, ExchangeFailure> {
+    func exchange(_ request: HTTPRequest, route: Route, intended: UInt64, sent: Sent) async -> Result<Exchanged, ExchangeFailure> {
         let observer = RequestScope.observer
         let actual = MonotonicClock.now()
-        observer?.willSend(template: name, path: sent.path, body: sent.json, at: actual)
+        observer?.willSend(route: route, path: sent.path, body: sent.json, at: actual)
         let holder = TransferHolder()
         let engine = self.engine, queue = self.queue
         let result: Result<HTTPResponse, HTTPError> = await withTaskCancellationHandler {
@@ -40,18 +40,18 @@ extension APIClient {
         } onCancel: {
             holder.cancel()
         }
-        return Self.ended(result, template: name, sent: sent, intended: intended, actual: actual, observer: observer)
+        return Self.ended(result, route: route, sent: sent, intended: intended, actual: actual, observer: observer)
     }
 
     /// The synchronous half of `exchange`, after the answer: trace, observer, result. Kept out of
     /// the async function so that its temporaries live on the thread's stack, not in the task's
     /// frame (see `attempts`).
     @inline(never)
-    static func ended(_ result: Result<HTTPResponse, HTTPError>, template name: String, sent: Sent, intended: UInt64,
+    static func ended(_ result: Result<HTTPResponse, HTTPError>, route: Route, sent: Sent, intended: UInt64,
                       actual: UInt64, observer: (any ExchangeObserver)?) -> Result<Exchanged, ExchangeFailure> {
         let end = MonotonicClock.now()
         if let trace = RequestScope.trace {
-            trace.append(name, status: { if case let .success(r) = result { return r.status } else { return nil } }())
+            trace.append(route.rawValue, status: { if case let .success(r) = result { return r.status } else { return nil } }())
         }
         // With an observer, the answer is parsed once here and shared with `judge`.
         var parsed: Result<JSONValue, JSONParseError>?
@@ -59,7 +59,7 @@ extension APIClient {
             if case let .success(r) = result, !r.body.isEmpty {
                 parsed = Result { () throws(JSONParseError) in try JSONValue.parse(r.body) }
             }
-            observer.exchanged(exchangeSeen(name, sent: sent, result: result, parsed: parsed, intended: intended,
+            observer.exchanged(exchangeSeen(route, sent: sent, result: result, parsed: parsed, intended: intended,
                                             actual: actual, end: end))
         }
         switch result {
@@ -70,10 +70,10 @@ extension APIClient {
 
     /// The observer's view of one exchange, with the answer as parsed once by `exchange`
     /// (`parsed`; nil parses it here).
-    static func exchangeSeen(_ template: String, sent: Sent, result: Result<HTTPResponse, HTTPError>,
+    static func exchangeSeen(_ route: Route, sent: Sent, result: Result<HTTPResponse, HTTPError>,
                              parsed: Result<JSONValue, JSONParseError>? = nil,
                              intended: UInt64, actual: UInt64, end: UInt64) -> Exchange {
-        var e = Exchange(template: template, path: sent.path, requestBody: sent.json, idempotencyKey: sent.key,
+        var e = Exchange(route: route, path: sent.path, requestBody: sent.json, idempotencyKey: sent.key,
                          status: nil, body: nil, intended: intended, sent: actual, received: end)
         if case let .success(r) = result {
             e.status = r.status
@@ -87,12 +87,12 @@ extension APIClient {
     /// The same request `copies + 1` times at once (a double tap); the app goes on with the first
     /// copy's answer, and every copy is observed. The caller records the others.
     @inline(never)  // see APIClient.attempts: an inlined async callee's frame adds to its caller's
-    func tapped(_ request: HTTPRequest, template: String, intended: UInt64, sent: Sent,
+    func tapped(_ request: HTTPRequest, route: Route, intended: UInt64, sent: Sent,
                 copies: Int) async -> [Result<Exchanged, ExchangeFailure>] {
         recorder.count(.doubleTaps)
         return await withTaskGroup(of: (Int, Result<Exchanged, ExchangeFailure>).self) { group in
             for i in 0...copies {
-                group.addTask { (i, await self.exchange(request, template: template, intended: intended, sent: sent)) }
+                group.addTask { (i, await self.exchange(request, route: route, intended: intended, sent: sent)) }
             }
             var all: [(Int, Result<Exchanged, ExchangeFailure>)] = []
             for await r in group { all.append(r) }

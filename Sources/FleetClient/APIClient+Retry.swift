@@ -51,7 +51,7 @@ extension APIClient {
             state.tapCopies = 0
             let outcome = copies > 0
                 ? await sendTapped(build(credentials), route: route, intended: state.intendedStart, sent: sent, copies: copies, judge: judge)
-                : await exchange(build(credentials), template: route.rawValue, intended: state.intendedStart, sent: sent)
+                : await exchange(build(credentials), route: route, intended: state.intendedStart, sent: sent)
             switch decide(route, outcome, safe: safe, enabled: enabled, credentials: credentials, state: &state,
                           random: &random, judge: judge) {
             case let .done(verdict):
@@ -71,7 +71,7 @@ extension APIClient {
     @inline(never)
     private func sendTapped<T>(_ request: HTTPRequest, route: Route, intended: UInt64, sent: Sent, copies: Int,
                          judge: (Exchanged) -> Result<T, APIError>) async -> Result<Exchanged, ExchangeFailure> {
-        let all = await tapped(request, template: route.rawValue, intended: intended, sent: sent, copies: copies)
+        let all = await tapped(request, route: route, intended: intended, sent: sent, copies: copies)
         return recordCopies(all, template: route.rawValue, intended: intended, judge: judge)
     }
 

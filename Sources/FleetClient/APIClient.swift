@@ -111,11 +111,19 @@ public final class APIClient: Sendable {
     }
 
     /// An upload as traces show it: the path of its URL (after `scheme://host`), no query.
+    /// Read over the URL's UTF-8 bytes: `range(of:)` went through Foundation's NSString and the
+    /// Character walks after it cost ~2k instructions an upload.
     static func uploadSent(_ url: String) -> Sent {
-        guard let scheme = url.range(of: "://") else { return Sent(path: url, json: nil, key: nil) }
-        let rest = url[scheme.upperBound...]
-        let path = rest.firstIndex(of: "/").map { String(rest[$0...].prefix { $0 != "?" }) } ?? "/"
-        return Sent(path: path, json: nil, key: nil)
+        var url = url
+        let path = url.withUTF8 { b -> String? in
+            let colon = UInt8(ascii: ":"), slash = UInt8(ascii: "/")
+            guard b.count >= 3, let at = (0..<(b.count - 2)).first(where: { b[$0] == colon && b[$0 + 1] == slash && b[$0 + 2] == slash })
+            else { return nil }
+            guard let start = b[(at + 3)...].firstIndex(of: slash) else { return "/" }
+            let end = b[start...].firstIndex(of: UInt8(ascii: "?")) ?? b.count
+            return String(decoding: UnsafeBufferPointer(rebasing: b[start..<end]), as: UTF8.self)
+        }
+        return Sent(path: path ?? url, json: nil, key: nil)
     }
 
     static func aborted(_ template: String) -> APIError {

@@ -8,7 +8,7 @@ import FleetCore
 /// out and ended. `status == nil` means no answer arrived: its effect may or may not have committed.
 public struct Exchange: Sendable {
     /// `POST /sessions/{id}/complete`, `PUT upload` (no `warmup:` prefix).
-    public var template: String
+    public let template: String
     /// The concrete path under the base URL (`/sessions/s_12/complete`), or the upload URL's path.
     public var path: String
     public var requestBody: JSONValue?
@@ -27,10 +27,34 @@ public struct Exchange: Sendable {
     /// The server's `Date` header in Unix milliseconds (second resolution), when it sent one.
     public var serverDateMs: Int64?
 
+    /// The route `template` names; nil for a template the client does not call. Stored, not
+    /// looked up: the checker asks several times an exchange, and a String enum's
+    /// `init(rawValue:)` hashes the string each time (~600 instructions).
+    public let route: Route?
+
+    /// An exchange of one of the client's routes (what the client makes).
+    public init(route: Route, path: String, requestBody: JSONValue? = nil, idempotencyKey: String? = nil,
+                status: Int?, body: JSONValue?, rawBody: [UInt8] = [], intended: UInt64, sent: UInt64, received: UInt64,
+                serverDateMs: Int64? = nil) {
+        self.init(template: route.rawValue, route: route, path: path, requestBody: requestBody, idempotencyKey: idempotencyKey,
+                  status: status, body: body, rawBody: rawBody, intended: intended, sent: sent, received: received,
+                  serverDateMs: serverDateMs)
+    }
+
+    /// An exchange under any template (its route looked up).
     public init(template: String, path: String, requestBody: JSONValue? = nil, idempotencyKey: String? = nil,
                 status: Int?, body: JSONValue?, rawBody: [UInt8] = [], intended: UInt64, sent: UInt64, received: UInt64,
                 serverDateMs: Int64? = nil) {
+        self.init(template: template, route: Route(rawValue: template), path: path, requestBody: requestBody,
+                  idempotencyKey: idempotencyKey, status: status, body: body, rawBody: rawBody, intended: intended,
+                  sent: sent, received: received, serverDateMs: serverDateMs)
+    }
+
+    private init(template: String, route: Route?, path: String, requestBody: JSONValue?, idempotencyKey: String?,
+                 status: Int?, body: JSONValue?, rawBody: [UInt8], intended: UInt64, sent: UInt64, received: UInt64,
+                 serverDateMs: Int64?) {
         self.template = template
+        self.route = route
         self.path = path
         self.requestBody = requestBody
         self.idempotencyKey = idempotencyKey
@@ -42,9 +66,6 @@ public struct Exchange: Sendable {
         self.received = received
         self.serverDateMs = serverDateMs
     }
-
-    /// The route of `template`; nil for a template the client does not call.
-    public var route: Route? { Route(rawValue: template) }
 
     /// The `{id}` of a template's first placeholder, read off the concrete path.
     /// Both are walked segment by segment over their UTF-8 buffers (the checker asks for every
@@ -92,7 +113,7 @@ public struct Exchange: Sendable {
 /// Receives every exchange of the tasks it is set on (`RequestScope.observer`).
 public protocol ExchangeObserver: Sendable {
     /// Called before a request goes out (so a checker knows what is in flight).
-    func willSend(template: String, path: String, body: JSONValue?, at: UInt64)
+    func willSend(route: Route, path: String, body: JSONValue?, at: UInt64)
     /// Called once per exchange, answered or not, after `willSend`.
     func exchanged(_ e: Exchange)
     /// A decision the user's generator took (`dailyQuest.fetch_evidence = true`), for traces.

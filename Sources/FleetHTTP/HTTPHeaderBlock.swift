@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Response headers either as received (raw `Name: value\r\n` lines) or already split.
 enum HTTPHeaderBlock: Sendable {
     case raw([UInt8])
@@ -43,8 +47,10 @@ enum HTTPHeaderBlock: Sendable {
             var lineStart = 0
             let n = b.count
             while lineStart < n {
-                var lineEnd = lineStart
-                while lineEnd < n && b[lineEnd] != 0x0a { lineEnd += 1 }
+                // The line's end by memchr, many bytes a step (a byte loop was ~1k instructions
+                // an answer, to reach `Date`).
+                let lineEnd = memchr(b.baseAddress! + lineStart, 0x0a, n - lineStart)
+                    .map { UnsafeRawPointer(b.baseAddress!).distance(to: UnsafeRawPointer($0)) } ?? n
                 var end = lineEnd
                 if end > lineStart && b[end - 1] == 0x0d { end -= 1 }
                 var colon = lineStart

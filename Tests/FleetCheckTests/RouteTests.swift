@@ -9,6 +9,8 @@ final class RouteTests: XCTestCase {
         XCTAssertEqual(Route.completeSession.rawValue, "POST /sessions/{id}/complete")
         XCTAssertEqual(Route.upload.rawValue, "PUT upload")
         XCTAssertEqual(Route.deleteTrainingData.method, "DELETE")
+        XCTAssertEqual(Dictionary(grouping: Route.allCases, by: \.method).mapValues(\.count),
+                       ["GET": 12, "POST": 12, "PUT": 2, "PATCH": 1, "DELETE": 3])
         XCTAssertEqual(Route(rawValue: "GET /sessions/{id}"), .getSession)
         XCTAssertNil(Route(rawValue: "GET /sessions/s1"), "a concrete path is not a template")
         XCTAssertEqual(Endpoints.templates, Set(Route.allCases.map(\.rawValue)))
@@ -30,6 +32,9 @@ final class RouteTests: XCTestCase {
 
     func testExchangesKnowTheirRoute() {
         XCTAssertEqual(Exchange(template: "POST /attempts/{id}/submit", path: "/attempts/a1/submit", status: 200, body: nil, intended: 0, sent: 0, received: 0).route, .submitAttempt)
+        let made = Exchange(route: .getAttempt, path: "/attempts/a1", status: 200, body: nil, intended: 0, sent: 0, received: 0)
+        XCTAssertEqual(made.route, .getAttempt)
+        XCTAssertEqual(made.template, "GET /attempts/{id}")
         XCTAssertNil(Exchange(template: "GET /elsewhere", path: "/elsewhere", status: 200, body: nil, intended: 0, sent: 0, received: 0).route)
     }
 }

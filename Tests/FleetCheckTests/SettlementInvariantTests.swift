@@ -94,7 +94,7 @@ final class SettlementInvariantTests: XCTestCase {
         t.createSession(u, "s1")
         t.createSession(u, "s2")
         // Two devices settle two sessions at once: s2's answer arrives first but s1 was applied first.
-        u.willSend(template: "POST /sessions/{id}/complete", path: "/sessions/s1/complete", body: nil, at: 0)
+        u.willSend(route: .completeSession, path: "/sessions/s1/complete", body: nil, at: 0)
         t.complete(u, "s2", Script.settlement("s2", award: 10, total: 30, extended: false))
         u.exchanged(.init(template: "POST /sessions/{id}/complete", path: "/sessions/s1/complete", status: 200,
                           body: Script.settlement("s1", award: 20, total: 20), intended: 0, sent: 0, received: t.now + 1))

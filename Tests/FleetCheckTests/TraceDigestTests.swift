@@ -55,6 +55,25 @@ final class TraceDigestTests: XCTestCase {
         XCTAssertFalse(Redact.mayHoldSecret([]))
     }
 
+    /// The digest is taken eight bytes a step: a change in any byte, in a word or in the tail,
+    /// and a zero byte more at the end, each changes the 48 bits a trace shows.
+    func testEveryByteReachesTheShownDigest() {
+        let base = Array(#"{"id":"s_1","stage":"reading","xp":12}"#.utf8)  // 37 bytes: 4 words and a tail
+        let shown = { (bytes: [UInt8]) in Redact.digest(of: bytes) >> 16 }
+        var seen: Set<UInt64> = [shown(base)]
+        for i in base.indices {
+            for flip: UInt8 in [0x01, 0x80] {
+                var edited = base
+                edited[i] ^= flip
+                XCTAssertTrue(seen.insert(shown(edited)).inserted, "byte \(i) ^ \(flip) gave a digest already seen")
+            }
+        }
+        XCTAssertTrue(seen.insert(shown(base + [0])).inserted, "a trailing zero byte")
+        XCTAssertTrue(seen.insert(shown(Array(base.prefix(32)))).inserted, "a whole number of words")
+        XCTAssertTrue(seen.insert(shown(Array(base.prefix(32)) + [0])).inserted)
+        XCTAssertNotEqual(shown([]), shown([0]))
+    }
+
     func testExcerptIsCutAtItsLimitInCharacters() {
         let long: JSONValue = ["s": .string(String(repeating: "é", count: 2000))]
         let (_, e) = Redact.digestAndExcerpt(long, limit: 240)

@@ -24,3 +24,17 @@ final class ExchangePathIDTests: XCTestCase {
         XCTAssertNil(id("GET /attempts/{idx}", "/attempts/a"), "only the exact placeholder counts")
     }
 }
+
+/// `APIClient.uploadSent`: an upload is traced under its URL's path, without scheme, host or query.
+final class UploadSentPathTests: XCTestCase {
+    func testThePathAfterTheHostWithoutTheQuery() {
+        let path = { (url: String) in APIClient.uploadSent(url).path }
+        XCTAssertEqual(path("http://127.0.0.1:8080/uploads/u_1?sig=abc&exp=2"), "/uploads/u_1")
+        XCTAssertEqual(path("https://bucket.example/a/b/c"), "/a/b/c")
+        XCTAssertEqual(path("http://127.0.0.1:8080"), "/", "no path is the root")
+        XCTAssertEqual(path("http://h/é/ü?q"), "/é/ü")
+        XCTAssertEqual(path("/relative/upload"), "/relative/upload", "no scheme: the URL as given")
+        XCTAssertEqual(path("x:/"), "x:/")
+        XCTAssertEqual(path(""), "")
+    }
+}

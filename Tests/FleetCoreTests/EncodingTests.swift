@@ -20,4 +20,14 @@ final class EncodingTests: XCTestCase {
         XCTAssertEqual(Hex.encode(0xf0, digits: 16), "00000000000000f0")
         XCTAssertEqual(Hex.encode(.max, digits: 0), "")
     }
+
+    /// A word's little-endian bytes in hex are its byte-swapped digits (how idempotency keys are spelled).
+    func testAWordsLittleEndianBytesAreItsByteSwappedDigits() {
+        for v: UInt64 in [0, 1, 0x0123_4567_89ab_cdef, .max, 0x8000_0000_0000_00ff] {
+            let bytes = (0..<8).map { UInt8(truncatingIfNeeded: v >> ($0 * 8)) }
+            XCTAssertEqual(Hex.encode(v.byteSwapped, digits: 16), Hex.encode(bytes))
+        }
+        XCTAssertEqual(Hex.encode([0xde, 0xad, 0x00, 0x0f]), "dead000f")
+        XCTAssertEqual(Hex.encode(Array("ab".utf8)[...]), "6162", "a slice, another specialisation")
+    }
 }

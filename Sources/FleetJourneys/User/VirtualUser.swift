@@ -122,9 +122,9 @@ public final class VirtualUser: @unchecked Sendable {
 
     /// A fresh idempotency key from the user's generator (deterministic per seed).
     public func newKey() -> String {
-        Hex.encode((0..<2).flatMap { _ -> [UInt8] in
-            let v = random.next()
-            return (0..<8).map { UInt8(truncatingIfNeeded: v >> ($0 * 8)) }
-        })
+        // Two random words, each spelled as its little-endian bytes in hex (the byte-swapped
+        // word's digits from the top), without building the byte arrays.
+        let a = random.next(), b = random.next()
+        return Hex.encode(a.byteSwapped, digits: 16) + Hex.encode(b.byteSwapped, digits: 16)
     }
 }
