@@ -14,8 +14,9 @@ public struct TraceEntry: Sendable {
     public var path: String
     public var status: Int?
     /// A short digest of the answer and its first characters, with tokens and signed transactions redacted.
-    public var digest: String
-    public var excerpt: String
+    public var answer: AnswerSnippet
+    public var digest: String { answer.digest }
+    public var excerpt: String { answer.excerpt }
 
     func json() -> String {
         var o: [String: JSONValue] = ["seq": .number(Double(seq)), "what": .string(what)]
@@ -26,6 +27,64 @@ public struct TraceEntry: Sendable {
             o["digest"] = .string(digest); o["excerpt"] = .string(excerpt)
         }
         return JSONValue.object(o).serialized()
+    }
+}
+
+/// An answer as a trace line shows it (`digest`, `excerpt`), kept as its hash and first bytes
+/// until a trace is written: making both strings for every exchange (a 240-character String, its
+/// ellipsis, a grapheme walk for a non-ASCII start, the digest's hex) was ~2k instructions an
+/// exchange (bench/instructions.sh), and most rings are dropped unread.
+public struct AnswerSnippet: Sendable {
+    private enum Form: Sendable {
+        /// Plain ASCII without CR: the bytes are the excerpt's characters; `more` adds the ellipsis.
+        case ascii([UInt8], more: Bool)
+        /// A whole answer of at most `4 × limit + 4` bytes, cut to `limit` characters when shown.
+        case whole([UInt8], limit: Int)
+        case text(String)
+    }
+    private let hash: UInt64?
+    private let form: Form
+
+    public static let none = AnswerSnippet(hash: nil, form: .text(""))
+
+    private init(hash: UInt64?, form: Form) { self.hash = hash; self.form = form }
+
+    /// The same answer with no digest shown (an exchange whose answer had no body).
+    func withoutDigest() -> AnswerSnippet { AnswerSnippet(hash: nil, form: form) }
+
+    /// 12 hex digits of the whole answer's hash; empty for none.
+    public var digest: String { hash.map { Hex.encode($0, digits: 12) } ?? "" }
+
+    /// The answer's first `limit` characters, and an ellipsis when it had more.
+    public var excerpt: String {
+        switch form {
+        case let .ascii(b, more): return String(decoding: b, as: UTF8.self) + (more ? "…" : "")
+        case let .whole(b, limit):
+            let whole = String(decoding: b, as: UTF8.self)
+            return Redact.cut(whole, limit) ?? whole
+        case let .text(t): return t
+        }
+    }
+
+    /// The snippet of `bytes` (a whole answer, already redacted where it must be).
+    static func of(_ bytes: [UInt8], limit: Int) -> AnswerSnippet {
+        let hash = Redact.digest(of: bytes)
+        // Serialised JSON is mostly ASCII: when the first `limit + 1` bytes are ASCII (and hold no
+        // CR, which joins a following LF into one character), they are `limit + 1` characters,
+        // so the cut needs no grapheme walk.
+        if Redact.isPlainASCII(bytes, count: Swift.min(bytes.count, limit + 1)) {
+            return AnswerSnippet(hash: hash, form: bytes.count <= limit ? .ascii(bytes, more: false)
+                                                                        : .ascii(Array(bytes[..<limit]), more: true))
+        }
+        // A scalar is at most 4 bytes: decoding that many is usually enough to cut `limit`
+        // characters; long runs of combining marks (several scalars per character) fall back to all.
+        let headBytes = 4 * limit + 4
+        if bytes.count <= headBytes { return AnswerSnippet(hash: hash, form: .whole(bytes, limit: limit)) }
+        if let cut = Redact.cut(String(decoding: bytes[..<headBytes], as: UTF8.self), limit) {
+            return AnswerSnippet(hash: hash, form: .text(cut))
+        }
+        let whole = String(decoding: bytes, as: UTF8.self)
+        return AnswerSnippet(hash: hash, form: .text(Redact.cut(whole, limit) ?? whole))
     }
 }
 
@@ -60,8 +119,13 @@ enum Redact {
     /// bits shown, `digest(of:)`), not SHA-256, which cost 2 % of the bench's CPU when it was
     /// taken of every answer.
     static func digestAndExcerpt(_ v: JSONValue?, limit: Int) -> (digest: String, excerpt: String) {
-        guard let v else { return ("", "") }
-        return digestAndExcerpt(bytes: v.serializedBytes(redacting: secretKeys, as: "<redacted>"), limit: limit)
+        let s = snippet(v, limit: limit)
+        return (s.digest, s.excerpt)
+    }
+
+    static func snippet(_ v: JSONValue?, limit: Int) -> AnswerSnippet {
+        guard let v else { return .none }
+        return .of(v.serializedBytes(redacting: secretKeys, as: "<redacted>"), limit: limit)
     }
 
     /// The same for an answer as it came (`raw`) and as parsed: taken of the raw bytes when no
@@ -69,9 +133,14 @@ enum Redact {
     /// and serialising every parsed answer again was most of the checker's instructions per
     /// exchange (bench/instructions.sh). An answer that is not JSON (`parsed` nil) gets none, as before.
     static func digestAndExcerpt(raw: [UInt8], parsed: JSONValue?, limit: Int) -> (digest: String, excerpt: String) {
-        guard parsed != nil else { return ("", "") }
-        if !raw.isEmpty && !mayHoldSecret(raw) { return digestAndExcerpt(bytes: raw, limit: limit) }
-        return digestAndExcerpt(parsed, limit: limit)
+        let s = snippet(raw: raw, parsed: parsed, limit: limit)
+        return (s.digest, s.excerpt)
+    }
+
+    static func snippet(raw: [UInt8], parsed: JSONValue?, limit: Int) -> AnswerSnippet {
+        guard parsed != nil else { return .none }
+        if !raw.isEmpty && !mayHoldSecret(raw) { return .of(raw, limit: limit) }
+        return snippet(parsed, limit: limit)
     }
 
     /// The secret keys that contain no other (`token`, `signed_transaction`): finding none of
@@ -115,24 +184,18 @@ enum Redact {
         }
     }
 
-    private static func digestAndExcerpt(bytes: [UInt8], limit: Int) -> (digest: String, excerpt: String) {
-        let digest = Hex.encode(digest(of: bytes), digits: 12)
-        // Serialised JSON is mostly ASCII: when the first `limit + 1` bytes are ASCII (and hold no
-        // CR, which joins a following LF into one character), they are `limit + 1` characters,
-        // so the cut needs no grapheme walk (which cost more than the serialisation).
-        let probe = min(bytes.count, limit + 1)
-        if !bytes[..<probe].contains(where: { $0 >= 0x80 || $0 == 0x0d }) {
-            let text = String(decoding: bytes[..<min(bytes.count, limit)], as: UTF8.self)
-            return (digest, bytes.count > limit ? text + "…" : text)
+    /// Whether the first `count` bytes are ASCII and hold no CR: CR by memchr, the high bits
+    /// OR-ed eight bytes a step (a byte loop, over an ArraySlice or the buffer, cost more than
+    /// the digest).
+    static func isPlainASCII(_ bytes: [UInt8], count: Int) -> Bool {
+        bytes.withUnsafeBytes { b -> Bool in
+            guard let base = b.baseAddress, count > 0 else { return true }
+            if memchr(base, 0x0d, count) != nil { return false }
+            var bits: UInt64 = 0, i = 0
+            while i + 8 <= count { bits |= b.loadUnaligned(fromByteOffset: i, as: UInt64.self); i += 8 }
+            while i < count { bits |= UInt64(b[i]); i += 1 }
+            return bits & 0x8080_8080_8080_8080 == 0
         }
-        // A scalar is at most 4 bytes: decoding that many is usually enough to cut `limit`
-        // characters; long runs of combining marks (several scalars per character) fall back to all.
-        let headBytes = 4 * limit + 4
-        if bytes.count > headBytes {
-            let head = String(decoding: bytes[..<headBytes], as: UTF8.self)
-            if head.count > limit { return (digest, cut(head, limit)) }
-        }
-        return (digest, cut(String(decoding: bytes, as: UTF8.self), limit))
     }
 
     /// FNV-1a's constants taken eight bytes a step (little-endian words, then the tail bytes),
@@ -155,7 +218,11 @@ enum Redact {
         }
     }
 
-    private static func cut(_ s: String, _ limit: Int) -> String {
-        s.count > limit ? String(s.prefix(limit)) + "…" : s
+    /// The first `limit` characters and an ellipsis; nil when `s` has no more than `limit`.
+    /// Walks `limit` characters once: counting the whole head (four times as many bytes) and
+    /// then walking its prefix again was ~29k instructions an excerpt with a non-ASCII start.
+    static func cut(_ s: String, _ limit: Int) -> String? {
+        guard let end = s.index(s.startIndex, offsetBy: limit, limitedBy: s.endIndex), end < s.endIndex else { return nil }
+        return String(s[..<end]) + "…"
     }
 }

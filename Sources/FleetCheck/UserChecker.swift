@@ -47,7 +47,7 @@ public final class UserChecker: ExchangeObserver {
         state.withLock { s in
             s.seq += 1
             s.ring.append(TraceEntry(seq: s.seq, intendedMs: 0, actualMs: 0, endMs: 0, what: "decide \(key) = \(value)",
-                                     path: "", status: nil, digest: "", excerpt: ""))
+                                     path: "", status: nil, answer: .none))
         }
     }
 
@@ -58,13 +58,13 @@ public final class UserChecker: ExchangeObserver {
         }
         // One pass for both the digest and the excerpt: over the raw answer when it can hold no
         // secret, else over its redacted serialisation. Outside the lock: it reads only `e`.
-        let (digest, excerpt) = Redact.digestAndExcerpt(raw: e.rawBody, parsed: e.body, limit: 240)
+        let answer = Redact.snippet(raw: e.rawBody, parsed: e.body, limit: 240)
         let (findings, journey, seqs) = state.withLock { s -> ([Finding], String, [Int: String]) in
             s.seq += 1
             let seen = Seen(seq: s.seq, sent: e.sent, received: e.received)
             s.ring.append(TraceEntry(seq: s.seq, intendedMs: ms(e.intended), actualMs: ms(e.sent), endMs: ms(e.received),
                                      what: e.template, path: e.path, status: e.status,
-                                     digest: e.bodyBytes > 0 ? digest : "", excerpt: excerpt))
+                                     answer: e.bodyBytes > 0 ? answer : answer.withoutDigest()))
             s.log.ended(route: e.route, path: e.path, body: e.requestBody)
             let found = judge(e, seen: seen, log: &s.log)
             if !found.isEmpty { s.violated = true }

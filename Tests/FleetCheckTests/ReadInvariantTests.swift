@@ -83,5 +83,8 @@ final class ReadInvariantTests: XCTestCase {
                     "Wed, 02 Dec 2026 24:00:00 GMT", "Wed, 02 Dec 2026 00:31 GMT", "", "Wed,"] {
             XCTAssertNil(HTTPDate.parseMillis(bad), bad)
         }
+        // Every cut of a valid date is refused (the parser reads the header's bytes in place).
+        let valid = Array("Sun, 06 Nov 1994 08:49:37 GMT")
+        for n in 0..<valid.count { XCTAssertNil(HTTPDate.parseMillis(String(valid[..<n])), String(valid[..<n])) }
     }
 }

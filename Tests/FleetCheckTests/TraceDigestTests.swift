@@ -96,4 +96,11 @@ final class TraceDigestTests: XCTestCase {
         XCTAssertEqual(e2.count, 241, "240 characters and the ellipsis")
         XCTAssertTrue(e2.hasSuffix("e\u{301}…"), String(e2.suffix(3)))
     }
+
+    func testACRLFBetweenTokensOfARawAnswerIsOneCharacterOfTheExcerpt() throws {
+        // 7 bytes, CR LF (one Character), then ASCII: 240 characters are the first 241 bytes.
+        let raw = Array((#"{"a":1,"# + "\r\n" + #""b":""# + String(repeating: "x", count: 300) + #""}"#).utf8)
+        let (_, excerpt) = Redact.digestAndExcerpt(raw: raw, parsed: try JSONValue.parse(raw), limit: 240)
+        XCTAssertEqual(excerpt, String(decoding: raw[..<241], as: UTF8.self) + "…")
+    }
 }

@@ -116,4 +116,27 @@ final class HostileInputTests: XCTestCase {
             }
         }
     }
+
+    /// Strings are scanned eight bytes a step: a quote, backslash, control byte or non-ASCII
+    /// character at each position of a 20-byte string (every offset within and across words)
+    /// is read, written and rejected as it would be one byte at a time.
+    func testEveryPositionOfASpecialByteInALongStringIsReadAndWritten() throws {
+        let plain = Array("abcdefghijklmnopqrst")
+        // (the character, its escaped JSON spelling)
+        let specials: [(Character, String)] = [("\"", #"\""#), ("\\", #"\\"#), ("\n", #"\n"#), ("\u{01}", #"\u0001"#), ("é", "é"), ("😀", "😀")]
+        for at in 0...plain.count {
+            for (c, spelled) in specials {
+                let text = String(plain[..<at]) + String(c) + String(plain[at...])
+                let json = "\"" + String(plain[..<at]) + spelled + String(plain[at...]) + "\""
+                XCTAssertEqual(JSONValue.string(text).serialized(), json, "written, at \(at)")
+                XCTAssertEqual(try JSONValue.parse(json), .string(text), "read, at \(at)")
+            }
+            // A raw control byte and a lone UTF-8 continuation byte are errors wherever they are.
+            for bad: UInt8 in [0x01, 0x1f, 0x80] {
+                var bytes = Array(("\"" + String(plain) + "\"").utf8)
+                bytes.insert(bad, at: 1 + at)
+                XCTAssertThrowsError(try JSONValue.parse(bytes), "byte \(bad) at \(at)")
+            }
+        }
+    }
 }
