@@ -113,16 +113,11 @@ struct TraceRing {
 enum Redact {
     static let secretKeys: Set<String> = ["access_token", "refresh_token", "signed_transaction", "token"]
 
-    /// A trace line's digest (of the whole redacted answer, 12 hex digits) and its excerpt (the
-    /// first `limit` characters), from one redacting serialisation into bytes. The digest tells
-    /// answers apart at a glance; it protects nothing, so it is a 64-bit multiply-xor hash (48
-    /// bits shown, `digest(of:)`), not SHA-256, which cost 2 % of the bench's CPU when it was
-    /// taken of every answer.
-    static func digestAndExcerpt(_ v: JSONValue?, limit: Int) -> (digest: String, excerpt: String) {
-        let s = snippet(v, limit: limit)
-        return (s.digest, s.excerpt)
-    }
-
+    /// A trace line's answer: its digest (of the whole redacted answer, 12 hex digits) and its
+    /// excerpt (the first `limit` characters), from one redacting serialisation into bytes. The
+    /// digest tells answers apart at a glance; it protects nothing, so it is a 64-bit
+    /// multiply-xor hash (48 bits shown, `digest(of:)`), not SHA-256, which cost 2 % of the
+    /// bench's CPU when it was taken of every answer.
     static func snippet(_ v: JSONValue?, limit: Int) -> AnswerSnippet {
         guard let v else { return .none }
         return .of(v.serializedBytes(redacting: secretKeys, as: "<redacted>"), limit: limit)
@@ -132,11 +127,6 @@ enum Redact {
     /// secret key can be in them, else of the redacted serialisation. Most answers hold no token,
     /// and serialising every parsed answer again was most of the checker's instructions per
     /// exchange (bench/instructions.sh). An answer that is not JSON (`parsed` nil) gets none, as before.
-    static func digestAndExcerpt(raw: [UInt8], parsed: JSONValue?, limit: Int) -> (digest: String, excerpt: String) {
-        let s = snippet(raw: raw, parsed: parsed, limit: limit)
-        return (s.digest, s.excerpt)
-    }
-
     static func snippet(raw: [UInt8], parsed: JSONValue?, limit: Int) -> AnswerSnippet {
         guard parsed != nil else { return .none }
         if !raw.isEmpty && !mayHoldSecret(raw) { return .of(raw, limit: limit) }

@@ -7,8 +7,11 @@ import FleetCore
 /// and key, the answer's status and JSON, and the monotonic instants it was meant to go out, went
 /// out and ended. `status == nil` means no answer arrived: its effect may or may not have committed.
 public struct Exchange: Sendable {
-    /// `POST /sessions/{id}/complete`, `PUT upload` (no `warmup:` prefix).
-    public let template: String
+    /// `POST /sessions/{id}/complete`, `PUT upload` (no `warmup:` prefix): the route's raw
+    /// value, or the template as given when it names no route.
+    public var template: String { route?.rawValue ?? unlisted }
+    /// The template of an exchange whose template names no route; empty otherwise.
+    private let unlisted: String
     /// The concrete path under the base URL (`/sessions/s_12/complete`), or the upload URL's path.
     public var path: String
     public var requestBody: JSONValue?
@@ -53,8 +56,8 @@ public struct Exchange: Sendable {
     private init(template: String, route: Route?, path: String, requestBody: JSONValue?, idempotencyKey: String?,
                  status: Int?, body: JSONValue?, rawBody: [UInt8], intended: UInt64, sent: UInt64, received: UInt64,
                  serverDateMs: Int64?) {
-        self.template = template
         self.route = route
+        self.unlisted = route == nil ? template : ""
         self.path = path
         self.requestBody = requestBody
         self.idempotencyKey = idempotencyKey

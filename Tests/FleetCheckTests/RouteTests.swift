@@ -35,6 +35,8 @@ final class RouteTests: XCTestCase {
         let made = Exchange(route: .getAttempt, path: "/attempts/a1", status: 200, body: nil, intended: 0, sent: 0, received: 0)
         XCTAssertEqual(made.route, .getAttempt)
         XCTAssertEqual(made.template, "GET /attempts/{id}")
-        XCTAssertNil(Exchange(template: "GET /elsewhere", path: "/elsewhere", status: 200, body: nil, intended: 0, sent: 0, received: 0).route)
+        let elsewhere = Exchange(template: "GET /elsewhere", path: "/elsewhere", status: 200, body: nil, intended: 0, sent: 0, received: 0)
+        XCTAssertNil(elsewhere.route)
+        XCTAssertEqual(elsewhere.template, "GET /elsewhere", "a template that names no route is kept as given")
     }
 }

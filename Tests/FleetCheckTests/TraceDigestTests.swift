@@ -9,16 +9,16 @@ final class TraceDigestTests: XCTestCase {
         let a: JSONValue = ["access_token": "secret-A", "user": ["id": "u_1", "refresh_token": "r-A"]]
         let b: JSONValue = ["access_token": "secret-B", "user": ["id": "u_1", "refresh_token": "r-B"]]
         let c: JSONValue = ["access_token": "secret-A", "user": ["id": "u_2", "refresh_token": "r-A"]]
-        let (da, ea) = Redact.digestAndExcerpt(a, limit: 240)
-        let (db, _) = Redact.digestAndExcerpt(b, limit: 240)
-        let (dc, _) = Redact.digestAndExcerpt(c, limit: 240)
+        let (da, ea) = digestAndExcerpt(a, limit: 240)
+        let (db, _) = digestAndExcerpt(b, limit: 240)
+        let (dc, _) = digestAndExcerpt(c, limit: 240)
         XCTAssertFalse(ea.contains("secret") || ea.contains("r-A"), ea)
         XCTAssertEqual(ea, #"{"access_token":"<redacted>","user":{"id":"u_1","refresh_token":"<redacted>"}}"#)
         XCTAssertEqual(da, db, "answers that differ only in their tokens are the same answer to a reader")
         XCTAssertNotEqual(da, dc)
         XCTAssertEqual(da.count, 12)
         XCTAssertTrue(da.allSatisfy(\.isHexDigit), da)
-        XCTAssertEqual(Redact.digestAndExcerpt(nil, limit: 240).digest, "")
+        XCTAssertEqual(digestAndExcerpt(nil, limit: 240).digest, "")
     }
 
     /// From the raw answer: without a secret key it is the raw bytes' digest and text; with one —
@@ -26,7 +26,7 @@ final class TraceDigestTests: XCTestCase {
     func testRawAnswersWithoutSecretsAreTakenAsTheyCameAndOthersAreRedacted() throws {
         func both(_ text: String) throws -> (digest: String, excerpt: String) {
             let raw = Array(text.utf8)
-            return Redact.digestAndExcerpt(raw: raw, parsed: try JSONValue.parse(raw), limit: 240)
+            return digestAndExcerpt(raw: raw, parsed: try JSONValue.parse(raw), limit: 240)
         }
         let plain = try both(#"{"id": "s_1",  "stage": "reading"}"#)
         XCTAssertEqual(plain.excerpt, #"{"id": "s_1",  "stage": "reading"}"#, "the answer as it came, spacing and all")
@@ -43,7 +43,7 @@ final class TraceDigestTests: XCTestCase {
         let signed = try both(#"{"signed_transaction": "jws.secret"}"#)
         XCTAssertFalse(signed.excerpt.contains("jws.secret"), signed.excerpt)
 
-        XCTAssertEqual(Redact.digestAndExcerpt(raw: Array("not json".utf8), parsed: nil, limit: 240).digest, "")
+        XCTAssertEqual(digestAndExcerpt(raw: Array("not json".utf8), parsed: nil, limit: 240).digest, "")
         XCTAssertTrue(Redact.mayHoldSecret(Array(#"{"a": "the token is in a value"}"#.utf8)), "a value naming one takes the safe path")
         XCTAssertFalse(Redact.mayHoldSecret(Array(#"{"a": "tok", "b": "signed"}"#.utf8)))
         XCTAssertTrue(Redact.mayHoldSecret(Array("token".utf8)), "a word filling the answer")
@@ -76,7 +76,7 @@ final class TraceDigestTests: XCTestCase {
 
     func testExcerptIsCutAtItsLimitInCharacters() {
         let long: JSONValue = ["s": .string(String(repeating: "é", count: 2000))]
-        let (_, e) = Redact.digestAndExcerpt(long, limit: 240)
+        let (_, e) = digestAndExcerpt(long, limit: 240)
         XCTAssertEqual(e.count, 241, "240 characters and the ellipsis")
         XCTAssertTrue(e.hasPrefix(#"{"s":"éé"#))
         XCTAssertTrue(e.hasSuffix("é…"))
@@ -85,14 +85,14 @@ final class TraceDigestTests: XCTestCase {
     func testAnASCIIExcerptIsCutAtItsLimitAndACombiningMarkAtTheCutStaysWithItsLetter() {
         // {"s":" is 6 bytes; 234 more ASCII letters reach the 240-byte limit exactly.
         let exact: JSONValue = ["s": .string(String(repeating: "a", count: 233))]  // 6 + 233 + 1 quote + 1 brace = 241 bytes
-        let (_, e1) = Redact.digestAndExcerpt(exact, limit: 240)
+        let (_, e1) = digestAndExcerpt(exact, limit: 240)
         XCTAssertEqual(e1.count, 241)
         XCTAssertEqual(e1, #"{"s":""# + String(repeating: "a", count: 233) + #"""# + "…")
         let fits: JSONValue = ["s": .string(String(repeating: "a", count: 232))]  // 240 bytes: no cut
-        XCTAssertEqual(Redact.digestAndExcerpt(fits, limit: 240).excerpt, #"{"s":""# + String(repeating: "a", count: 232) + #""}"#)
+        XCTAssertEqual(digestAndExcerpt(fits, limit: 240).excerpt, #"{"s":""# + String(repeating: "a", count: 232) + #""}"#)
         // The 240th character is an "e" whose combining acute accent follows it: the cut keeps both.
         let marked: JSONValue = ["s": .string(String(repeating: "a", count: 233) + "e\u{301}" + String(repeating: "b", count: 50))]
-        let (_, e2) = Redact.digestAndExcerpt(marked, limit: 240)
+        let (_, e2) = digestAndExcerpt(marked, limit: 240)
         XCTAssertEqual(e2.count, 241, "240 characters and the ellipsis")
         XCTAssertTrue(e2.hasSuffix("e\u{301}…"), String(e2.suffix(3)))
     }
@@ -100,7 +100,18 @@ final class TraceDigestTests: XCTestCase {
     func testACRLFBetweenTokensOfARawAnswerIsOneCharacterOfTheExcerpt() throws {
         // 7 bytes, CR LF (one Character), then ASCII: 240 characters are the first 241 bytes.
         let raw = Array((#"{"a":1,"# + "\r\n" + #""b":""# + String(repeating: "x", count: 300) + #""}"#).utf8)
-        let (_, excerpt) = Redact.digestAndExcerpt(raw: raw, parsed: try JSONValue.parse(raw), limit: 240)
+        let (_, excerpt) = digestAndExcerpt(raw: raw, parsed: try JSONValue.parse(raw), limit: 240)
         XCTAssertEqual(excerpt, String(decoding: raw[..<241], as: UTF8.self) + "…")
+    }
+
+    // The trace line's two strings, as `TraceEntry.json()` writes them.
+    private func digestAndExcerpt(_ v: JSONValue?, limit: Int) -> (digest: String, excerpt: String) {
+        let s = Redact.snippet(v, limit: limit)
+        return (s.digest, s.excerpt)
+    }
+
+    private func digestAndExcerpt(raw: [UInt8], parsed: JSONValue?, limit: Int) -> (digest: String, excerpt: String) {
+        let s = Redact.snippet(raw: raw, parsed: parsed, limit: limit)
+        return (s.digest, s.excerpt)
     }
 }
