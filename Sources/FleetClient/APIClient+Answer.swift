@@ -43,9 +43,9 @@ extension APIClient {
 
     /// Whether a repeat of this call has the effect of one call (API.md): anything under an
     /// Idempotency-Key, reads, the upload PUT, and the POSTs the contract makes idempotent.
-    static func isSafeToRepeat(_ route: Route, key: String?) -> Bool {
-        let method = route.method
-        return key != nil || method == "GET" || method == "HEAD" || method == "PUT" || repeatablePosts.contains(route)
+    /// `method` is `route.method`, passed in because the caller already spelled it for the request.
+    static func isSafeToRepeat(_ route: Route, method: String, key: String?) -> Bool {
+        key != nil || method == "GET" || method == "HEAD" || method == "PUT" || repeatablePosts.contains(route)
     }
 
     /// Calls without a key whose repeat changes nothing: submit and reading-complete move a

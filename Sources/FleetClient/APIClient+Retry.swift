@@ -11,7 +11,7 @@ extension APIClient {
         let url = settings.baseURL + path
         let bodyBytes = body.map { HTTPBody(bytes: $0.serializedBytes()) }
         let timeout = settings.requestTimeout
-        let safe = Self.isSafeToRepeat(route, key: key)
+        let safe = Self.isSafeToRepeat(route, method: method, key: key)
         return await attempts(route, safe: safe, credentials: credentials, intended: intended, random: &random,
                               sent: Sent(path: path, json: body, key: key), request: { c in
             var headers = [HTTPHeader("Accept", "application/json")]

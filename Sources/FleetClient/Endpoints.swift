@@ -20,7 +20,7 @@ public enum Route: String, CaseIterable, Sendable, Comparable, CustomStringConve
 
     /// The HTTP method (`POST`): the raw value's bytes up to its space. Not `prefix { $0 != " " }`,
     /// which walks Characters (grapheme breaking) and was ~3k instructions a request, asked for
-    /// twice per request (bench/instructions.sh).
+    /// on every call (bench/instructions.sh).
     public var method: String {
         var raw = rawValue
         return raw.withUTF8 { b in
