@@ -9,7 +9,7 @@ import Synchronization
 /// queued → transcribing → assessing → terminal, each stage written to the database so that polls
 /// see it. Service time is drawn from lognormal(median, sigma) with the stack's seed and split
 /// 40/60 between the two stages. No thread sleeps: stage changes are Dispatch timers, and the
-/// audio analysis runs on a concurrent queue while the simulated service time elapses.
+/// audio analysis runs on low-priority threads while the simulated service time elapses.
 // @unchecked: the queue state is behind `state: Mutex`; `app` is a weak var assigned once in init.
 final class AssessmentPipeline: @unchecked Sendable {
     private struct State {
@@ -24,7 +24,8 @@ final class AssessmentPipeline: @unchecked Sendable {
     /// Weak: the app owns the pipeline; timers still in flight after the stack stopped find nil.
     private weak var app: StackApp?
     private let timers = DispatchQueue(label: "fleet.stack.assessment.timers")
-    private let cpu = DispatchQueue(label: "fleet.stack.assessment.cpu", attributes: .concurrent)
+    /// The audio analysis, on threads below the request path's priority (`LowPriorityThreads`).
+    private let cpu = LowPriorityThreads()
     /// Verdicts by verified sha256 (nil when `verdictCache` is off): bench users upload the same
     /// corpus clips again and again, and decoding one costs ~100 ms of CPU that the stack would
     /// otherwise take from the bench it shares the machine with.
@@ -70,7 +71,10 @@ final class AssessmentPipeline: @unchecked Sendable {
     }
 
     /// Stops starting new work; in-flight timers finish without touching the database.
-    func stop() { state.withLock { $0.stopped = true } }
+    func stop() {
+        state.withLock { $0.stopped = true }
+        cpu.stop()
+    }
 
     private var isStopped: Bool { state.withLock { $0.stopped } }
 
