@@ -17,6 +17,9 @@
 # The walkers ramp at half the rate: each sends 5 requests in its first seconds (sign-in, config,
 # home, topics, articles), and at the full rate their start alone overran the stack (10,000
 # connections, resets, lag p99 up to 357 ms for two minutes; 2026-12-02 18:28).
+# Lag bursts just after the ramps (20-55 ms, 2026-12-04) were the stack's first decodes of each
+# clip, several per clip at once and at the bench's priority, taking both cores (perf); the stack
+# now decodes a clip once and on threads at nice +10 (FleetStack's LowPriorityThreads).
 # The stack is a `fleet stack` process of its own, started fresh for each phase and reached with
 # --target: its memory is not counted, and its shutdown is not part of the bench's exit. (Started
 # by `fleet run` itself, the embedded stack is a child the run waits for: at 200,000 users its
