@@ -23,8 +23,8 @@ public final class AudioVerdictCache: Sendable {
         var next = 0
         var hitCount = 0
         var missCount = 0
-        /// Keys being computed, each with the group its waiters wait on (left when it is stored).
-        var computing: [String: DispatchGroup] = [:]
+        /// Keys being decoded, each with the one decode its waiters wait for.
+        var computing: [String: Decode] = [:]
     }
     private let state: Mutex<State>
 
@@ -32,7 +32,17 @@ public final class AudioVerdictCache: Sendable {
         state = Mutex(State(order: Array(repeating: nil, count: max(1, capacity))))
     }
 
-    private enum Lookup { case found(AudioVerdict), wait(DispatchGroup), compute(DispatchGroup) }
+    /// One decode in flight: its caller sets `verdict` and then leaves `done`; waiters read
+    /// `verdict` after `done`, so they need neither the cache (which may have evicted it by then)
+    /// nor its lock.
+    private final class Decode: @unchecked Sendable {
+        // @unchecked: `verdict` is written once, before `done.leave()`, and read only after `done.wait()`.
+        let done = DispatchGroup()
+        var verdict: AudioVerdict?
+        init() { done.enter() }
+    }
+
+    private enum Lookup { case found(AudioVerdict), wait(Decode), decode(Decode) }
 
     /// The verdict for bytes whose verified digest is `sha256`, computing it on a miss (or waiting
     /// for the caller already computing it). Hits count verdicts not decoded by this call, waits
@@ -40,38 +50,36 @@ public final class AudioVerdictCache: Sendable {
     public func verdict(sha256: String, declaredContentType: String,
                         bytes: UnsafeRawBufferPointer) -> AudioVerdict {
         let key = sha256.lowercased() + " " + declaredContentType
-        while true {
-            let lookup = state.withLock { s -> Lookup in
-                if let v = s.entries[key] { s.hitCount += 1; return .found(v) }
-                if let g = s.computing[key] { s.hitCount += 1; return .wait(g) }
-                s.missCount += 1
-                let g = DispatchGroup()
-                g.enter()
-                s.computing[key] = g
-                return .compute(g)
-            }
-            switch lookup {
-            case let .found(v):
-                return v
-            case let .wait(g):
-                g.wait()
-                // Stored by the computing caller; gone only if evicted since (a full cache turned
-                // over meanwhile): then look again, and compute it if no one else is.
-                if let v = state.withLock({ $0.entries[key] }) { return v }
-                state.withLock { $0.hitCount -= 1 }
-            case let .compute(g):
-                let verdict = AudioAnalysis.assess(bytes: bytes, declaredContentType: declaredContentType)
-                state.withLock { s in
-                    s.computing[key] = nil
-                    if let old = s.order[s.next] { s.entries[old] = nil }
-                    s.order[s.next] = key
-                    s.next = (s.next + 1) % s.order.count
-                    s.entries[key] = verdict
-                }
-                g.leave()
-                return verdict
-            }
+        let lookup = state.withLock { s -> Lookup in
+            if let v = s.entries[key] { s.hitCount += 1; return .found(v) }
+            if let d = s.computing[key] { s.hitCount += 1; return .wait(d) }
+            s.missCount += 1
+            let d = Decode()
+            s.computing[key] = d
+            return .decode(d)
         }
+        let decode: Decode
+        switch lookup {
+        case let .found(v):
+            return v
+        case let .wait(d):
+            d.done.wait()
+            guard let v = d.verdict else { preconditionFailure("AudioVerdictCache: a decode ended without its verdict") }
+            return v
+        case let .decode(d):
+            decode = d
+        }
+        let verdict = AudioAnalysis.assess(bytes: bytes, declaredContentType: declaredContentType)
+        decode.verdict = verdict
+        state.withLock { s in
+            s.computing[key] = nil
+            if let old = s.order[s.next] { s.entries[old] = nil }
+            s.order[s.next] = key
+            s.next = (s.next + 1) % s.order.count
+            s.entries[key] = verdict
+        }
+        decode.done.leave()
+        return verdict
     }
 
     public func verdict(sha256: String, declaredContentType: String, bytes: [UInt8]) -> AudioVerdict {

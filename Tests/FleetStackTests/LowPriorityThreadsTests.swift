@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import FleetTestSupport
 import XCTest
 @testable import FleetStack
 #if canImport(Glibc)
@@ -8,16 +9,6 @@ import Glibc
 
 /// The stack's threads for audio analysis: below the caller's priority, bounded, and gone when idle or stopped.
 final class LowPriorityThreadsTests: XCTestCase {
-    /// Waits (bounded) until `condition` holds; false when it never did.
-    private func eventually(_ seconds: Double = 10, _ condition: () -> Bool) -> Bool {
-        let end = Date(timeIntervalSinceNow: seconds)
-        while !condition() {
-            if Date() > end { return false }
-            usleep(2_000)
-        }
-        return true
-    }
-
     func testJobsRunOnThreadsTenNiceStepsBelowTheCaller() throws {
         #if os(Linux)
         let pool = LowPriorityThreads(limit: 1)
@@ -51,7 +42,7 @@ final class LowPriorityThreadsTests: XCTestCase {
                 done.leave()
             }
         }
-        XCTAssertTrue(eventually { running.load(ordering: .sequentiallyConsistent) == 2 }, "two jobs start")
+        XCTAssertTrue(eventually(within: 10) { running.load(ordering: .sequentiallyConsistent) == 2 }, "two jobs start")
         XCTAssertEqual(pool.liveThreads, 2)
         for _ in 0..<6 { release.signal() }
         XCTAssertEqual(done.wait(timeout: .now() + 10), .success, "all six jobs ran")
@@ -64,7 +55,7 @@ final class LowPriorityThreadsTests: XCTestCase {
         let ran = DispatchSemaphore(value: 0)
         pool.async { ran.signal() }
         XCTAssertEqual(ran.wait(timeout: .now() + 10), .success)
-        XCTAssertTrue(eventually { pool.liveThreads == 0 }, "the idle thread ended")
+        XCTAssertTrue(eventually(within: 10) { pool.liveThreads == 0 }, "the idle thread ended")
         pool.async { ran.signal() }
         XCTAssertEqual(ran.wait(timeout: .now() + 10), .success, "a job after the threads ended starts a new one")
     }
@@ -79,7 +70,7 @@ final class LowPriorityThreadsTests: XCTestCase {
         pool.stop()
         pool.async { ranAfter.add(1, ordering: .sequentiallyConsistent) }  // after the stop
         release.signal()
-        XCTAssertTrue(eventually { pool.liveThreads == 0 }, "the thread ended after its running job")
+        XCTAssertTrue(eventually(within: 10) { pool.liveThreads == 0 }, "the thread ended after its running job")
         XCTAssertEqual(ranAfter.load(ordering: .sequentiallyConsistent), 0, "neither the queued job nor the later one ran")
     }
 }
