@@ -1,4 +1,5 @@
 import FleetTestSupport
+import Synchronization
 import XCTest
 import FleetCore
 @testable import FleetRunner
@@ -58,6 +59,27 @@ final class ArrivalTests: XCTestCase {
         control.cancelAll()
         _ = await control.drain(until: MonotonicClock.now() &+ 2_000_000_000)
         XCTAssertEqual(control.liveTasks, 0)
+    }
+
+    /// Slots are spawned a batch at a time with a pause between batches: slot j's task cannot
+    /// begin before ⌊j / batch⌋ pauses have passed since `runSlots` began (all 12 began within
+    /// a millisecond when every slot was spawned in one loop), and every slot still runs once.
+    func testRunSlotsSpawnsInPacedBatches() async {
+        let control = RunControl()
+        let driver = ArrivalDriver(start: MonotonicClock.now(), scenarioIndex: 0, seed: 5, control: control,
+                                   recorder: FleetMetricsRecorderFactory.make()) { _, _ in }
+        let began = Mutex<[Int: UInt64]>([:])
+        let pause: UInt64 = 30_000_000
+        let t0 = MonotonicClock.now()
+        await driver.runSlots(12, pacing: SlotPacing(batch: 4, pauseNanos: pause)) { j, _ in
+            let now = MonotonicClock.now()
+            began.withLock { $0[j] = now }
+        }
+        let starts = began.withLock { $0 }
+        XCTAssertEqual(starts.keys.sorted(), Array(0..<12))
+        for (j, at) in starts {
+            XCTAssertGreaterThanOrEqual(at - t0, UInt64(j / 4) * pause, "slot \(j) began before its batch's pauses")
+        }
     }
 }
 

@@ -109,6 +109,13 @@ public final class RunControl: Sendable {
         register(user: false, body)
     }
 
+    /// Makes room in the task registry for `count` more tasks at once: grown one insertion at a
+    /// time, a registry of 200,000 entries re-hashed every entry under the lock that every user
+    /// takes to begin, end or sleep, each time it doubled.
+    func reserveTasks(_ count: Int) {
+        state.withLock { $0.tasks.reserveCapacity($0.tasks.count + count) }
+    }
+
     /// A slot's user starts or ends walking (its task lives on between users).
     func userBegins() { state.withLock { $0.active += 1 } }
     func userEnds() { state.withLock { $0.active -= 1 } }
