@@ -35,7 +35,7 @@ ulimit -n 20000 2>/dev/null || true
 fleet=$(bench_fleet_bin)
 work=$(mktemp -d /tmp/fleet-slot-spawn.XXXXXX)
 BENCH_LOADLOG="$work/load.log"
-bench_load_guard slot-spawn || exit 1
+bench_load_guard slot-spawn || exit 3
 
 cat > "$work/profile.json" <<JSON
 {
@@ -92,7 +92,9 @@ for d in sorted(glob.glob(os.path.join(work, "out-*"))):
     for r in csv.DictReader(open(tl[0])):
         if r["metric"] == "scheduling_lag" and r["p99_ms"]:
             lag[int(float(r["window_start_s"]))] = float(r["p99_ms"])
-    spawn = max((lag.get(s, 0.0) for s in (start, start + 1)), default=None)
+    # A window with no lag sample is missing, not zero: the round reads n/a then.
+    seen = [lag[s] for s in (start, start + 1) if s in lag]
+    spawn = max(seen) if seen else None
     calm = [lag[s] for s in range(4, start) if s in lag]
     steal = open(os.path.join(work, f"steal-{tag}")).read().split()[0]
     rows.setdefault(binary, []).append((rnd, spawn, statistics.median(calm) if calm else None, steal))

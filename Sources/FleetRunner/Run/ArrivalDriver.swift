@@ -65,8 +65,9 @@ public final class ArrivalDriver: Sendable {
     public func runSlots(_ count: Int, pacing: SlotPacing = .standard,
                          _ loop: @escaping @Sendable (_ j: Int, _ slot: Slot) async -> Void) async {
         let left = Countdown(count)
-        control.reserveTasks(max(0, count))
-        for j in 0..<max(0, count) {
+        let n = max(0, count)
+        control.reserveTasks(n)
+        for j in 0..<n {
             if j > 0, j % pacing.batch == 0 { _ = await Pause.until(MonotonicClock.now() &+ pacing.pauseNanos) }
             if control.arrivalsStopped { left.done(count - j); break }
             control.spawnSlot { id in
