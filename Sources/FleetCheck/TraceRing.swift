@@ -19,7 +19,7 @@ public struct TraceEntry: Sendable {
     public var excerpt: String { answer.excerpt }
 
     func json() -> String {
-        var o: [String: JSONValue] = ["seq": .number(Double(seq)), "what": .string(what)]
+        var o: JSONObject = ["seq": .number(Double(seq)), "what": .string(what)]
         if !path.isEmpty {
             o["intended_ms"] = .number(intendedMs.rounded()); o["actual_ms"] = .number(actualMs.rounded())
             o["end_ms"] = .number(endMs.rounded()); o["path"] = .string(path)

@@ -68,7 +68,7 @@ extension UserLog {
     }
 
     /// The streak of a first settlement against the last one in server order.
-    private mutating func streakJudged(session id: String, body: [String: JSONValue], seen: Seen, day: ClosedRange<Int64>?,
+    private mutating func streakJudged(session id: String, body: JSONObject, seen: Seen, day: ClosedRange<Int64>?,
                                        overlap: Bool) -> [Finding] {
         guard let kind = sessions[id]?.kind else { streak = .unknown; return [] }
         guard kind != "diagnostic" else { return [] }  // settles 0 XP, no streak

@@ -28,7 +28,7 @@ struct SessionFacts: Sendable {
     /// The first settlement answer seen, as it came; its canonical form (`SettlementInfo.canonicalBytes`)
     /// is made only when another answer comes to compare with it (a replay), not on every first
     /// settlement (~27k instructions).
-    var settlement: (body: [String: JSONValue], seen: Seen)?
+    var settlement: (body: JSONObject, seen: Seen)?
     var firstSettlement: Seen?
     var award: Int?
     /// A complete went out and no answer came (or a 5xx): it may have settled.

@@ -10,7 +10,7 @@ extension APIClient {
     /// nil leaves a setting out of the patch.
     public func patchMe(uiLocale: String?? = nil, practiceLanguages: [String]? = nil, _ c: Credentials, intended: UInt64,
                         random: inout SeededRandom) async -> Result<MeInfo, APIError> {
-        var fields: [String: JSONValue] = [:]
+        var fields: JSONObject = [:]
         if let locale = uiLocale { fields["ui_locale"] = locale.map { .string($0) } ?? .null }
         if let langs = practiceLanguages { fields["practice_languages"] = .array(langs.map { .string($0) }) }
         return await typedCall(.patchMe, path: "/me", body: ["settings": .object(fields)], c, intended, &random, MeInfo.init)

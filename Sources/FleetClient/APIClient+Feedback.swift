@@ -17,7 +17,7 @@ extension APIClient {
     /// `POST /assessments/{id}/feedback {helpful, comment?}` → 204.
     public func postFeedback(assessment: String, helpful: Bool, comment: String? = nil, _ c: Credentials, intended: UInt64,
                              random: inout SeededRandom) async -> Result<Void, APIError> {
-        var body: [String: JSONValue] = ["helpful": .bool(helpful)]
+        var body: JSONObject = ["helpful": .bool(helpful)]
         if let comment { body["comment"] = .string(comment) }
         return await call(.postFeedback, path: "/assessments/\(assessment)/feedback", body: .object(body),
                           credentials: c, intended: intended, random: &random).map { _ in () }

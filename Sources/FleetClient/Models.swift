@@ -135,11 +135,11 @@ public struct SettlementInfo: Sendable {
     /// The response without `replayed`, to check that a replay is byte-for-byte the first settlement.
     /// Serialised when asked (~27k instructions a settlement): the journeys never ask.
     public var canonical: String { String(decoding: Self.canonicalBytes(answer), as: UTF8.self) }
-    private var answer: [String: JSONValue]
+    private var answer: JSONObject
 
     /// A settlement answer as a replay must repeat it byte for byte: serialised with sorted keys,
     /// without `replayed` (the one member a replay changes).
-    public static func canonicalBytes(_ answer: [String: JSONValue]) -> [UInt8] {
+    public static func canonicalBytes(_ answer: JSONObject) -> [UInt8] {
         var o = answer
         o["replayed"] = nil
         return JSONValue.object(o).serializedBytes()

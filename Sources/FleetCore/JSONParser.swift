@@ -39,8 +39,7 @@ private struct Parser {
     let bytes: UnsafeBufferPointer<UInt8>
     var i = 0
     /// The members of the objects being read, innermost last: one buffer for the whole document,
-    /// so that each object's dictionary is made at its final size (inserting into a growing
-    /// dictionary re-hashed every key at each doubling).
+    /// so that each object's member array is made once at its final size.
     var members: [(String, JSONValue)] = []
 
     init(bytes: UnsafeBufferPointer<UInt8>) {
@@ -97,8 +96,7 @@ private struct Parser {
             if bytes[i] == UInt8(ascii: "}") { i += 1; break }
             throw fail("expected ',' or '}'")
         }
-        var o = [String: JSONValue](minimumCapacity: members.count - first)
-        for m in members[first...] { o[m.0] = m.1 }  // a repeated key: the last one wins
+        let o = JSONObject(parsed: members[first...])  // a repeated key: the last one wins
         members.removeSubrange(first...)
         return .object(o)
     }

@@ -3,14 +3,15 @@
 /// The bench parses every response body; Foundation's `JSONSerialization` yields non-Sendable `Any`
 /// trees that cannot cross the engine's queues under Swift 6, and typed `Codable` models would tie
 /// the virtual users to one server's exact shapes (API.md: unknown fields are ignored). Objects keep
-/// their keys in a dictionary; serialisation sorts keys, so equal documents give equal bytes.
+/// their members in document order (`JSONObject`); serialisation sorts keys, so equal documents give
+/// equal bytes.
 public enum JSONValue: Sendable, Equatable {
     case null
     case bool(Bool)
     case number(Double)
     case string(String)
     case array([JSONValue])
-    case object([String: JSONValue])
+    case object(JSONObject)
 
     // MARK: Access
 
@@ -32,7 +33,7 @@ public enum JSONValue: Sendable, Equatable {
     }
     public var bool: Bool? { if case let .bool(b) = self { return b }; return nil }
     public var array: [JSONValue]? { if case let .array(a) = self { return a }; return nil }
-    public var object: [String: JSONValue]? { if case let .object(o) = self { return o }; return nil }
+    public var object: JSONObject? { if case let .object(o) = self { return o }; return nil }
     public var isNull: Bool { if case .null = self { return true }; return false }
 
     // MARK: Serialising
@@ -78,7 +79,7 @@ public enum JSONValue: Sendable, Equatable {
         case let .object(o):
             out.append(UInt8(ascii: "{"))
             // The members sorted by key, each with its value: no hash lookup per key.
-            for (i, (k, v)) in o.sorted(by: { $0.key < $1.key }).enumerated() {
+            for (i, (k, v)) in o.sortedMembers.enumerated() {
                 if i > 0 { out.append(UInt8(ascii: ",")) }
                 JSONValue.writeString(k, to: &out)
                 out.append(UInt8(ascii: ":"))
@@ -146,7 +147,7 @@ extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, Ex
     public init(booleanLiteral value: Bool) { self = .bool(value) }
     public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
     public init(dictionaryLiteral elements: (String, JSONValue)...) {
-        self = .object(Dictionary(elements, uniquingKeysWith: { _, b in b }))
+        self = .object(JSONObject(parsed: elements[...]))  // a repeated key: the last one wins
     }
     public init(nilLiteral: ()) { self = .null }
 

@@ -141,7 +141,8 @@ final class JourneySlot {
     }
 
     func reach(_ step: String) {
-        if let n = reached[step] { reached[step] = n + 1 }
+        // One hash of the step on the common path (a step reached before), not a read and a write.
+        if let i = reached.index(forKey: step) { reached.values[i] += 1 }
         else { reached[step] = 1; stepOrder.append(step) }
     }
 

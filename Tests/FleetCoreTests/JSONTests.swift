@@ -52,6 +52,37 @@ final class JSONTests: XCTestCase {
         for n in [0, 1, 150, 299] { XCTAssertEqual(big["k\(n)"]?["v"]?.int, n) }
     }
 
+    /// Objects keep their members in document order, each key once with its last value, on both
+    /// paths the parser takes (pairwise up to 32 members, a hash set beyond); equality ignores order.
+    func testObjectMembersKeepDocumentOrderAndTheLastOfARepeatedKeyOnBothPaths() throws {
+        for size in [3, 32, 33, 500] {
+            var doc = "{"
+            for n in 0..<size { doc += "\"k\(size - n)\":\(n)," }
+            doc += "\"k1\":\"last\",\"k\(size)\":\"again\"}"
+            let o = try XCTUnwrap(JSONValue.parse(doc).object, "\(size)")
+            XCTAssertEqual(o.count, size, "\(size)")
+            XCTAssertEqual(o.keys, (0..<size).map { "k\(size - $0)" }, "\(size)")
+            XCTAssertEqual(o["k1"], "last", "\(size)")
+            XCTAssertEqual(o["k\(size)"], "again", "\(size)")
+            if size > 3 { XCTAssertEqual(o["k2"]?.int, size - 2, "\(size)") }
+            XCTAssertNil(o["k0"], "\(size)")
+        }
+        var a: JSONObject = ["x": 1, "y": 2, "x": 3]
+        XCTAssertEqual(a.keys, ["x", "y"])
+        XCTAssertEqual(a["x"], 3)
+        XCTAssertEqual(a, ["y": 2, "x": 3])
+        XCTAssertNotEqual(a, ["y": 2, "x": 4])
+        XCTAssertNotEqual(a, ["y": 2, "z": 3])
+        XCTAssertNotEqual(a, ["y": 2])
+        a["y"] = nil
+        a["z"] = "new"
+        XCTAssertEqual(a.keys, ["x", "z"])
+        XCTAssertEqual(a.removeValue(forKey: "x"), 3)
+        XCTAssertNil(a.removeValue(forKey: "x"))
+        XCTAssertEqual(Array(a.map(\.key)), ["z"])
+        XCTAssertEqual(a.filter { $0.key != "z" }.count, 0)
+    }
+
     func testSerialisationIsSortedAndRoundTrips() throws {
         let v: JSONValue = ["z": 1, "a": ["s": "line\nbreak", "n": nil], "m": [true, 1.5]]
         XCTAssertEqual(v.serialized(), #"{"a":{"n":null,"s":"line\nbreak"},"m":[true,1.5],"z":1}"#)

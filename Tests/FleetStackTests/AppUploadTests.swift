@@ -58,8 +58,8 @@ final class AppUploadTests: XCTestCase {
         let app = try AppStack { $0.maxUploadBytes = 100_000 }
         let u = try app.signIn()
         let s = try app.startSession(u)
-        func attempt(_ fields: [String: JSONValue]) throws -> AppTestResponse {
-            var body: [String: JSONValue] = ["round": 1, "sha256": .string(String(repeating: "a", count: 64)),
+        func attempt(_ fields: JSONObject) throws -> AppTestResponse {
+            var body: JSONObject = ["round": 1, "sha256": .string(String(repeating: "a", count: 64)),
                                              "size_bytes": 1000, "content_type": "audio/wav", "duration_ms": 2000]
             for (k, v) in fields { body[k] = v }
             return try app.call("POST", "/sessions/\(s)/attempts", json: .object(body), token: u.token, key: UUID().uuidString)

@@ -9,7 +9,7 @@ public struct ConstantArrivalRate: WorkloadModel {
     public var durationS: Double
     public var maxUsers: Int
 
-    public static func parse(_ o: [String: JSONValue], path: String, reader: ProfileReader) -> ConstantArrivalRate? {
+    public static func parse(_ o: JSONObject, path: String, reader: ProfileReader) -> ConstantArrivalRate? {
         _ = reader.object(.object(o), path, known: ["type", "rate", "duration_s", "max_users"])
         let rate = reader.number(o, "rate", path, required: true, greaterThan: 0)
         let d = reader.number(o, "duration_s", path, required: true, greaterThan: 0)

@@ -8,7 +8,7 @@ public struct ConstantPopulation: WorkloadModel {
     public var durationS: Double
     public var rampS: Double
 
-    public static func parse(_ o: [String: JSONValue], path: String, reader: ProfileReader) -> ConstantPopulation? {
+    public static func parse(_ o: JSONObject, path: String, reader: ProfileReader) -> ConstantPopulation? {
         _ = reader.object(.object(o), path, known: ["type", "users", "duration_s", "ramp_s"])
         let users = reader.integer(o, "users", path, required: true, atLeast: 1)
         let d = reader.number(o, "duration_s", path, required: true, greaterThan: 0)

@@ -9,7 +9,7 @@ public struct PerUserOnce: WorkloadModel {
     /// How long users may take after the last start (bounds the run).
     public var maxDurationS: Double
 
-    public static func parse(_ o: [String: JSONValue], path: String, reader: ProfileReader) -> PerUserOnce? {
+    public static func parse(_ o: JSONObject, path: String, reader: ProfileReader) -> PerUserOnce? {
         _ = reader.object(.object(o), path, known: ["type", "users", "ramp_s", "max_duration_s"])
         let users = reader.integer(o, "users", path, required: true, atLeast: 1)
         let ramp = reader.number(o, "ramp_s", path, atLeast: 0) ?? 0

@@ -14,7 +14,7 @@ public struct PopulationModel: WorkloadModel {
     public var spec: PopulationSpec?
     public var seed: UInt64 = 1
 
-    public static func parse(_ o: [String: JSONValue], path: String, reader: ProfileReader) -> PopulationModel? {
+    public static func parse(_ o: JSONObject, path: String, reader: ProfileReader) -> PopulationModel? {
         _ = reader.object(.object(o), path, known: ["type", "window", "compression", "sample", "max_users"])
         var window = PopulationSchedule.Window.day
         if let w = reader.string(o, "window", path) {

@@ -9,7 +9,7 @@ public struct RampingArrivalRate: WorkloadModel {
     public var stages: [Stage]
     public var maxUsers: Int
 
-    public static func parse(_ o: [String: JSONValue], path: String, reader: ProfileReader) -> RampingArrivalRate? {
+    public static func parse(_ o: JSONObject, path: String, reader: ProfileReader) -> RampingArrivalRate? {
         _ = reader.object(.object(o), path, known: ["type", "start_rate", "stages", "max_users"])
         let start = reader.number(o, "start_rate", path, atLeast: 0) ?? 0
         let maxUsers = reader.integer(o, "max_users", path, atLeast: 1) ?? 10_000

@@ -9,7 +9,7 @@ public struct RampingPopulation: WorkloadModel {
     public var startUsers: Int
     public var stages: [Stage]
 
-    public static func parse(_ o: [String: JSONValue], path: String, reader: ProfileReader) -> RampingPopulation? {
+    public static func parse(_ o: JSONObject, path: String, reader: ProfileReader) -> RampingPopulation? {
         _ = reader.object(.object(o), path, known: ["type", "start_users", "stages"])
         let start = reader.integer(o, "start_users", path, atLeast: 0) ?? 0
         guard let stages = Stage.parseList(o, path: path, reader: reader, targetName: "users", targetMinimum: 0) else { return nil }

@@ -8,7 +8,7 @@ public protocol WorkloadModel: Sendable {
     /// The `model.type` value in profiles.
     static var type: String { get }
     /// Reads and validates the model's fields; returns nil after reporting problems.
-    static func parse(_ o: [String: JSONValue], path: String, reader: ProfileReader) -> Self?
+    static func parse(_ o: JSONObject, path: String, reader: ProfileReader) -> Self?
     /// How long the model's schedule lasts, in seconds (the run's planned duration).
     var plannedDurationS: Double { get }
     /// Starts users until the schedule is over or the driver is stopping.
@@ -44,7 +44,7 @@ public struct Stage: Sendable, Equatable {
     public var durationS: Double
     public var target: Double
 
-    static func parseList(_ o: [String: JSONValue], path: String, reader: ProfileReader, targetName: String,
+    static func parseList(_ o: JSONObject, path: String, reader: ProfileReader, targetName: String,
                           targetMinimum: Double) -> [Stage]? {
         let p = reader.join(path, "stages")
         guard let arr = o["stages"]?.array else {

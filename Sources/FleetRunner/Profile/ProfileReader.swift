@@ -18,21 +18,21 @@ public final class ProfileReader {
 
     /// The object at `path`, reporting a type error; unknown keys are reported too (a typo in a
     /// profile should not silently fall back to a default).
-    public func object(_ v: JSONValue?, _ path: String, known: Set<String>) -> [String: JSONValue]? {
+    public func object(_ v: JSONValue?, _ path: String, known: Set<String>) -> JSONObject? {
         guard let v else { return nil }
         guard let o = v.object else { issue(path, "must be an object"); return nil }
         for k in o.keys.sorted() where !known.contains(k) { issue(join(path, k), "unknown field") }
         return o
     }
 
-    public func string(_ o: [String: JSONValue], _ key: String, _ path: String, required: Bool = false) -> String? {
+    public func string(_ o: JSONObject, _ key: String, _ path: String, required: Bool = false) -> String? {
         guard let v = o[key], !v.isNull else { if required { issue(join(path, key), "is required") }; return nil }
         guard let s = v.string else { issue(join(path, key), "must be a string"); return nil }
         return s
     }
 
     /// A number, checked against `min` (inclusive or exclusive) and `max`.
-    public func number(_ o: [String: JSONValue], _ key: String, _ path: String, required: Bool = false,
+    public func number(_ o: JSONObject, _ key: String, _ path: String, required: Bool = false,
                        greaterThan: Double? = nil, atLeast: Double? = nil, atMost: Double? = nil) -> Double? {
         guard let v = o[key], !v.isNull else { if required { issue(join(path, key), "is required") }; return nil }
         guard let d = v.double else { issue(join(path, key), "must be a number"); return nil }
@@ -42,7 +42,7 @@ public final class ProfileReader {
         return d
     }
 
-    public func integer(_ o: [String: JSONValue], _ key: String, _ path: String, required: Bool = false,
+    public func integer(_ o: JSONObject, _ key: String, _ path: String, required: Bool = false,
                         atLeast: Int? = nil, atMost: Int? = nil) -> Int? {
         guard let v = o[key], !v.isNull else { if required { issue(join(path, key), "is required") }; return nil }
         guard let i = v.int else { issue(join(path, key), "must be an integer"); return nil }
@@ -52,7 +52,7 @@ public final class ProfileReader {
     }
 
     /// A `{name: weight}` mix: weights ≥ 0, at least one > 0, names from `allowed` when given.
-    public func weights(_ o: [String: JSONValue], _ key: String, _ path: String, allowed: Set<String>? = nil,
+    public func weights(_ o: JSONObject, _ key: String, _ path: String, allowed: Set<String>? = nil,
                         required: Bool = false) -> [String: Double]? {
         let p = join(path, key)
         guard let v = o[key], !v.isNull else { if required { issue(p, "is required") }; return nil }

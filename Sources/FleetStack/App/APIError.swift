@@ -12,7 +12,7 @@ struct APIError: Error, Sendable {
     var headers: [(String, String)] = []
 
     var body: JSONValue {
-        var e: [String: JSONValue] = ["code": .string(code), "message": .string(message), "retryable": .bool(retryable)]
+        var e: JSONObject = ["code": .string(code), "message": .string(message), "retryable": .bool(retryable)]
         if let details { e["details"] = details }
         return ["error": .object(e)]
     }
@@ -37,7 +37,7 @@ struct APIError: Error, Sendable {
                  retryable: false, headers: [("Allow", allowed.joined(separator: ", "))])
     }
     static func stage(_ message: String, missingRound: Int? = nil, stage: String? = nil) -> APIError {
-        var d: [String: JSONValue] = [:]
+        var d: JSONObject = [:]
         if let missingRound { d["missing_round"] = .number(Double(missingRound)) }
         if let stage { d["stage"] = .string(stage) }
         return APIError(status: 409, code: "stage_precondition", message: message, retryable: false,

@@ -13,7 +13,7 @@ struct Article: Sendable {
     let unlockHint: String?
 
     var json: JSONValue {
-        var o: [String: JSONValue] = [
+        var o: JSONObject = [
             "id": .string(id), "title": .string(title), "language": .string(language), "topic": .string(topic),
             "body": .string(body), "expected_read_s": .number(Double(expectedReadS)), "locked": .bool(locked),
         ]

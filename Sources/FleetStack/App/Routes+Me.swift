@@ -98,7 +98,7 @@ extension StackApp {
 extension StackApp {
     /// `GET /_stack/stats` → 200 `{users, sessions, attempts, settlements}`: rows in the database now.
     func stats() throws -> Reply {
-        var out: [String: JSONValue] = [:]
+        var out: JSONObject = [:]
         for table in ["users", "sessions", "attempts", "settlements"] {
             out[table] = .number(Double(try db.queryOne("SELECT COUNT(*) FROM \(table)")?.int(0) ?? 0))
         }

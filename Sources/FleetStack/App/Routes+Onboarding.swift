@@ -103,7 +103,7 @@ extension StackApp {
     func paywall(_ c: inout RequestContext) throws -> Reply {
         var baseline = 55
         if let id = c.user.diagnosticSessionID, let a = try currentAttempt(sessionID: id, round: 1), let o = a.overall { baseline = o }
-        var body: [String: JSONValue] = [
+        var body: JSONObject = [
             "products": .array(StackApp.products),
             "projection": ["metric": "overall", "current": .number(Double(baseline)),
                            "in_4_weeks": .number(Double(min(100, baseline + 12)))],

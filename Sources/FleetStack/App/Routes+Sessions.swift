@@ -47,8 +47,8 @@ extension StackApp {
     /// the primary practice language), the most recent in-progress session, and the live streak.
     func home(_ c: inout RequestContext) throws -> Reply {
         let user = c.user!
-        var quest: [String: JSONValue] = ["status": "not_started"]
-        var extra: [String: JSONValue] = [:]
+        var quest: JSONObject = ["status": "not_started"]
+        var extra: JSONObject = [:]
         var questArticle = catalog.firstUnlocked(language: user.primaryLanguage)
         if let plan = try readyPlan(user, nowMs: c.nowMs), let day = plan.days[plan.today - 1].object,
            let id = day["article_id"]?.string, let a = catalog.article(id) {

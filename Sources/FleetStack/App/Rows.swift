@@ -158,7 +158,7 @@ struct AttemptRow: Sendable {
     var isTerminal: Bool { status == "assessed" || status == "failed" || status == "unreliable" }
 
     var json: JSONValue {
-        var o: [String: JSONValue] = [
+        var o: JSONObject = [
             "id": .string(id), "session_id": .string(sessionID), "round": .number(Double(round)),
             "status": .string(status), "retryable": .bool(retryable),
             "submitted_at": submittedAt.map { .string(RFC3339.format(millis: $0)) } ?? .null,

@@ -210,7 +210,7 @@ final class StackApp: ServerHandler, @unchecked Sendable {
 
     /// `GET /config`; the language lists are left out when `configListsLanguages` is off.
     static func configJSON(_ s: StackSettings) -> JSONValue {
-        var config: [String: JSONValue] = [
+        var config: JSONObject = [
             "min_app_version": .string(s.minAppVersion),
             "poll": ["initial_ms": .number(s.pollInitialMs), "max_ms": .number(s.pollMaxMs), "give_up_ms": 120_000],
             "limits": ["max_recording_s": 90, "max_upload_bytes": .number(Double(s.maxUploadBytes))],

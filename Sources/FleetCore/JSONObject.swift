@@ -1,0 +1,94 @@
+/// A JSON object's members, in document order, each key once.
+///
+/// A `[String: JSONValue]` hashed every key twice per answer: once when the parser built the
+/// dictionary and once per lookup (SipHash over the key's bytes, ~350 instructions a key); in
+/// `bench/instructions.sh` that was ~5k of the ~62k instructions the journey layer adds to a
+/// request. The API's objects have a handful of short keys, and comparing two short (inline,
+/// ≤ 15-byte) strings is one compare of their bits, so a scan of the members beats hashing them.
+/// A hostile object with many keys costs one scan per lookup, never a quadratic parse: the parser
+/// removes repeated keys through a hash set once an object is large (`JSONObject(parsed:)`).
+///
+/// It reads like the dictionary it replaces (`o["key"]`, literals, `for (k, v) in o`, `count`),
+/// and equality ignores member order, as a dictionary's did.
+public struct JSONObject: Sendable, Equatable, Sequence, ExpressibleByDictionaryLiteral {
+    public typealias Element = (key: String, value: JSONValue)
+
+    private var members: [Element]
+
+    public init() { members = [] }
+
+    /// Repeated keys in a literal keep the last value (a dictionary literal would trap).
+    public init(dictionaryLiteral elements: (String, JSONValue)...) {
+        members = []
+        members.reserveCapacity(elements.count)
+        for (k, v) in elements { self[k] = v }
+    }
+
+    /// Members as parsed, in order; a repeated key keeps its first place and its last value
+    /// (RFC 8259 leaves repeats open; the last one winning is what the dictionary did).
+    init(parsed: ArraySlice<(String, JSONValue)>) {
+        members = []
+        members.reserveCapacity(parsed.count)
+        // Pairwise up to a few dozen members; a hash set beyond, so a hostile object of many keys
+        // stays linear to parse.
+        if parsed.count <= 32 {
+            for (k, v) in parsed { self[k] = v }
+            return
+        }
+        var at: [String: Int] = [:]
+        at.reserveCapacity(parsed.count)
+        for (k, v) in parsed {
+            if let i = at[k] { members[i].value = v } else { at[k] = members.count; members.append((k, v)) }
+        }
+    }
+
+    public var count: Int { members.count }
+    public var isEmpty: Bool { members.isEmpty }
+    /// The keys in document (or insertion) order.
+    public var keys: [String] { members.map(\.key) }
+    public var values: [JSONValue] { members.map(\.value) }
+
+    public subscript(key: String) -> JSONValue? {
+        get {
+            // The lengths first: they sit in the strings' own bits, where `==` on two different
+            // strings is a call into the standard library.
+            let n = key.utf8.count
+            for m in members where m.key.utf8.count == n && m.key == key { return m.value }
+            return nil
+        }
+        set {
+            let n = key.utf8.count
+            let i = members.firstIndex { $0.key.utf8.count == n && $0.key == key }
+            switch (i, newValue) {
+            case let (i?, v?): members[i].value = v
+            case let (i?, nil): members.remove(at: i)
+            case let (nil, v?): members.append((key, v))
+            case (nil, nil): break
+            }
+        }
+    }
+
+    @discardableResult
+    public mutating func removeValue(forKey key: String) -> JSONValue? {
+        guard let i = members.firstIndex(where: { $0.key == key }) else { return nil }
+        return members.remove(at: i).value
+    }
+
+    /// The members that pass `include`, as an object (a dictionary's `filter` kept its type too).
+    public func filter(_ include: (Element) throws -> Bool) rethrows -> JSONObject {
+        var o = JSONObject()
+        o.members = try members.filter(include)
+        return o
+    }
+
+    public func makeIterator() -> IndexingIterator<[Element]> { members.makeIterator() }
+
+    /// The members sorted by key, for the serialiser's deterministic bytes.
+    var sortedMembers: [Element] { members.sorted { $0.key < $1.key } }
+
+    public static func == (a: JSONObject, b: JSONObject) -> Bool {
+        guard a.count == b.count else { return false }
+        for m in a.members { guard let v = b[m.key], v == m.value else { return false } }
+        return true
+    }
+}
