@@ -12,6 +12,12 @@
 //   Tests: FleetTestSupport (one stack harness, synthesizer, raw server, eventually) ◀─ the test targets.
 import PackageDescription
 
+// The modules on a virtual user's request path: their nonisolated async functions run on the
+// caller's executor (SE-0461) instead of hopping to the generic one, a swift_task_switch that
+// looked up the task's preferred executor under its status lock, ~15 times a request
+// (bench/instructions.sh). The users' tasks run on the I/O loops' task executors either way.
+let nonsending: [SwiftSetting] = [.enableUpcomingFeature("NonisolatedNonsendingByDefault")]
+
 let package = Package(
     name: "Fleet",
     products: [
@@ -31,7 +37,7 @@ let package = Package(
         .target(name: "CSysShim"),
 
         // MARK: Libraries.
-        .target(name: "FleetCore"),
+        .target(name: "FleetCore", swiftSettings: nonsending),
         .target(name: "FleetHTTP", dependencies: ["CCurl", "CCurlShim", "FleetCore"]),
         .target(name: "FleetSQLite", dependencies: ["CSQLite"]),
         .target(name: "FleetAudio", dependencies: ["CSndfile", "FleetCore"]),
@@ -43,9 +49,9 @@ let package = Package(
         .target(name: "FleetStats", dependencies: ["FleetCore", "FleetMetrics"]),
         .target(name: "FleetStack", dependencies: ["FleetCore", "FleetHTTPServer", "FleetSQLite", "FleetAudio"],
                 exclude: ["README.md"], resources: [.copy("Resources/articles.json")]),
-        .target(name: "FleetClient", dependencies: ["FleetCore", "FleetHTTP", "FleetMetrics"]),
+        .target(name: "FleetClient", dependencies: ["FleetCore", "FleetHTTP", "FleetMetrics"], swiftSettings: nonsending),
         .target(name: "FleetCheck", dependencies: ["FleetCore", "FleetClient", "FleetMetrics"]),
-        .target(name: "FleetJourneys", dependencies: ["FleetCore", "FleetClient", "FleetCheck", "FleetMetrics"]),
+        .target(name: "FleetJourneys", dependencies: ["FleetCore", "FleetClient", "FleetCheck", "FleetMetrics"], swiftSettings: nonsending),
         .target(name: "FleetReport", dependencies: ["FleetCore", "FleetMetrics", "FleetStats", "FleetSQLite"]),
         .target(name: "FleetRunner", dependencies: ["FleetCore", "FleetHTTP", "FleetMetrics", "FleetClient",
                                                     "FleetCheck", "FleetJourneys", "FleetCorpus", "FleetReport", "FleetStats"]),

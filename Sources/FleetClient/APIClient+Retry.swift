@@ -14,7 +14,9 @@ extension APIClient {
         let safe = Self.isSafeToRepeat(route, method: method, key: key)
         return await attempts(route, safe: safe, credentials: credentials, intended: intended, random: &random,
                               sent: Sent(path: path, json: body, key: key), request: { c in
-            var headers = [HTTPHeader("Accept", "application/json")]
+            var headers: [HTTPHeader] = []
+            headers.reserveCapacity(5)  // one allocation, not one per doubling from 1
+            headers.append(HTTPHeader("Accept", "application/json"))
             if let c {
                 headers.append(HTTPHeader("Accept-Language", c.locale))
                 if let t = c.accessToken { headers.append(HTTPHeader("Authorization", "Bearer \(t)")) }
