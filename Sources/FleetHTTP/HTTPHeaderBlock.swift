@@ -28,14 +28,17 @@ enum HTTPHeaderBlock: Sendable {
         case .parsed(let headers):
             return headers.first { $0.name.caseInsensitiveEquals(name) }?.value
         case .raw(let bytes):
-            let wanted = Array(name.utf8)
-            var found: String?
-            Self.forEachField(bytes) { fieldName, value in
-                guard Self.asciiCaseInsensitiveEqual(fieldName, wanted) else { return true }
-                found = String(decoding: value, as: UTF8.self)
-                return false
+            // The name's own bytes (a header name is short, so inline): no array made per lookup.
+            var name = name
+            return name.withUTF8 { wanted in
+                var found: String?
+                Self.forEachField(bytes) { fieldName, value in
+                    guard Self.asciiCaseInsensitiveEqual(fieldName, wanted) else { return true }
+                    found = String(decoding: value, as: UTF8.self)
+                    return false
+                }
+                return found
             }
-            return found
         }
     }
 
@@ -67,7 +70,7 @@ enum HTTPHeaderBlock: Sendable {
         }
     }
 
-    private static func asciiCaseInsensitiveEqual(_ a: Slice<UnsafeBufferPointer<UInt8>>, _ b: [UInt8]) -> Bool {
+    private static func asciiCaseInsensitiveEqual(_ a: Slice<UnsafeBufferPointer<UInt8>>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
         guard a.count == b.count else { return false }
         var j = 0
         for x in a {
