@@ -171,8 +171,8 @@ JSON
 # Records the first 3,000 requests of a `fleet run` of profile $4 (FLEET_HTTP_RECORD) into
 # $3/rec.jsonl for `fleet blast --replay`; the run's folder is $3/record. Fails when nothing was
 # recorded. $1 = fleet binary, $2 = target URL, $3 = work folder.
-bench_record_requests() {
-    (cd "$BENCH_ROOT" && FLEET_HTTP_RECORD="$3/rec.jsonl" FLEET_HTTP_RECORD_MAX=3000 timeout 120 \
+bench_record_requests() {  # $1 fleet, $2 url, $3 work dir, $4 profile, [$5 at most this many requests, default 3000]
+    (cd "$BENCH_ROOT" && FLEET_HTTP_RECORD="$3/rec.jsonl" FLEET_HTTP_RECORD_MAX="${5:-3000}" timeout 120 \
         "$1" run --profile "$4" --target "$2" --out "$3/record" --history "$3/h.sqlite" \
         > "$3/record.out" 2>&1) || true
     [ -s "$3/rec.jsonl" ] || { echo "no requests recorded (see $3/record.out)" >&2; return 1; }

@@ -2,9 +2,10 @@
 # bench/overhead.sh — what the journey layer (client, recorder, user state, checks, JSON) costs
 # over the bare engine, per request, on the same requests.
 #
-# 1. Records: one short `fleet run` of 64 users walking the daily quest with no think time
-#    (bench/overhead-profile.json's shape) against one `fleet stack`, with FLEET_HTTP_RECORD
-#    writing the first 3,000 requests the engine sent (method, URL, headers, body).
+# 1. Records: one `fleet run` as long as the measured ones, of 64 users walking the daily quest
+#    with no think time (bench/overhead-profile.json's shape) against one `fleet stack`, with
+#    FLEET_HTTP_RECORD writing every request the engine sent (method, URL, headers, body): the
+#    replay has the journeys' mix (the table says which share of each was clip uploads).
 # 2. Alternates (PAIRS rounds) the journeys — the same profile, `fleet run` — and the raw
 #    engine — `fleet blast --replay` of the recording, the same endpoints, headers and body
 #    sizes over keep-alive connections, as many at once as the journey run had in flight on
@@ -53,11 +54,16 @@ url=$BENCH_STACK_URL stack=$BENCH_STACK_PID
 profile() {  # $1 = seconds
     bench_quest_profile overhead 3 "$1" "$users" 5 ""
 }
-profile 8 > "$work/record.json"
+# The recording walks as long as the measured runs and keeps every request: the replay then has
+# their mix. Until 2026-12-05 it kept an 8 s walk (at most 3,000 requests), whose mix leaned on the
+# quest's first steps (config, sign-in, home) and held a different share of clip uploads, the
+# requests that cost the most sends (16 KiB pieces): 10.1 % of the replayed requests against
+# 13.2 % of the 64-user journeys' (strace, 2026-12-05), which made the engine's requests cheaper on average.
+profile "$duration" > "$work/record.json"
 profile "$duration" > "$work/run.json"
 
 echo "== recording the journeys' requests" >&2
-bench_record_requests "$fleet" "$url" "$work" "$work/record.json" || exit 1
+bench_record_requests "$fleet" "$url" "$work" "$work/record.json" 200000 || exit 1
 conns=$(python3 - "$work" <<'PY'
 import glob, json, sys
 f = glob.glob(sys.argv[1] + "/record/**/results.json", recursive=True)
@@ -152,7 +158,7 @@ section="$work/section.md"
     echo
     echo "Measured $(date -u '+%Y-%m-%d %H:%M UTC') on $(bench_machine) by \`bench/overhead.sh -u $users -d $duration\` (PAIRS=$PAIRS)"
     echo "($users users walk the daily quest with no think time against \`fleet stack --median-ms 20\`; the raw engine replays"
-    echo "the first 3,000 requests they sent (\`FLEET_HTTP_RECORD\`, \`fleet blast --replay\`) over $conns keep-alive connections,"
+    echo "every request of a recorded walk as long as the measured ones (\`FLEET_HTTP_RECORD\`, \`fleet blast --replay\`) over $conns keep-alive connections,"
     echo "the journeys' mean in-flight count; CPU per request of the bench process; context switches per request of the whole"
     echo "process (GNU time: voluntary = it waited, preempted = another thread took the core); median of $PAIRS alternated rounds (min–max).)"
     bench_load_summary
@@ -217,6 +223,23 @@ print(f"| raw engine paced at the journeys' rate (--replay -R, {'/'.join(rate(r)
 B = [journeys(r, "j0") for r in range(1, pairs + 1)]
 if any(B):
     print(f"| journeys, before (--before binary) | {', '.join(str(x['n']) if x else 'n/a' for x in B)} | {spread([x['per'] if x else None for x in B])} | {cs_cell('j0', B)} | |")
+def upload_shares():
+    """Clip uploads (the requests that take the most sends) among the journeys' requests, round 1,
+    and among the recording the replay sends: the two arms' mixes should match."""
+    j = None
+    f = glob.glob(os.path.join(work, "j-1", "**", "results.json"), recursive=True)
+    if f:
+        eps = json.load(open(f[0]))["endpoints"]
+        n = sum(sum(e.get("statuses", {}).values()) for e in eps)
+        up = sum(sum(e.get("statuses", {}).values()) for e in eps if e["name"].startswith("PUT upload"))
+        j = up / n if n else None
+    rec = [json.loads(line) for line in open(os.path.join(work, "rec.jsonl"))]
+    r = sum(1 for x in rec if x["method"] == "PUT" and "/uploads/" in x["url"]) / len(rec) if rec else None
+    return j, r, len(rec)
+ju, ru, nrec = upload_shares()
+print()
+print(f"Request mix: clip uploads are {ju * 100:.1f} % of the journeys' requests (round 1) and {ru * 100:.1f} % of the "
+      f"{nrec} recorded requests the replay cycles through." if ju is not None and ru is not None else "Request mix: n/a")
 ratios = [j["per"] / e["per"] for j, e in zip(J, E) if j and e and j["per"] and e["per"]]
 med = statistics.median(ratios) if ratios else None
 print()
