@@ -22,32 +22,47 @@ extension Corpus {
     /// to any clip; a loaded corpus is never empty.
     public func pick(language: String, round: Int, classMix: [String: Double],
                      using random: inout SeededRandom) -> Clip {
-        // Runs for every take: the language's clips come from the index built with the corpus.
-        // The filters keep clip indices, not clips: copying a Clip (its manifest entry's strings)
-        // into each filtered array was most of a take's cost.
+        // Runs for every take: what it needs was indexed with the corpus (`PickIndex`), so a take
+        // is a few lookups and no allocation. It used to filter the language's clips by class
+        // and round on every take (a scan and two arrays each, ~1.5k instructions per request of
+        // the daily quest, bench/instructions.sh). The draws are the same: the classes in the
+        // order of their names, the generator advanced as `SeededRandom.weightedIndex` does.
         let want = LanguageTag.primary(language)
-        let ofLanguage = want.isEmpty ? [] : byLanguage[want] ?? []
-        let pool = ofLanguage.isEmpty ? Array(clips.indices) : ofLanguage
-        var classes: [ClipClass] = []
-        var weights: [Double] = []
-        for name in classMix.keys.sorted() {
-            guard let w = classMix[name], w > 0, let c = ClipClass(rawValue: name),
-                  pool.contains(where: { clips[$0].clipClass == c }) else { continue }
-            classes.append(c)
-            weights.append(w)
-        }
-        let chosen: ClipClass? = classes.isEmpty ? nil : classes[random.weightedIndex(weights)]
-        let ofClass = pool.filter { clips[$0].clipClass == (chosen ?? .speech) }
-        let candidates: [Int]
-        if let inRound = Optional(ofClass.filter { clips[$0].round == round }), !inRound.isEmpty {
-            candidates = inRound
-        } else if !ofClass.isEmpty {
-            candidates = ofClass
-        } else {
-            candidates = pool
-        }
+        let pool = want.isEmpty ? everyClip : (byLanguage[want] ?? everyClip)
+        let chosen = Self.drawClass(in: pool, classMix: classMix, using: &random)
+        let ofClass = pool.byClass[chosen ?? .speech]
+        let candidates = ofClass?.byRound[round] ?? ofClass?.all ?? pool.all
         let i = min(candidates.count - 1, Int(random.unit() * Double(candidates.count)))
         return clips[candidates[i]]
+    }
+
+    /// A class drawn with probability proportional to its weight in `classMix` among the classes
+    /// `pool` has; nil (and no draw) when none has a positive weight. The same as
+    /// `random.weightedIndex` over those weights in the order of the classes' names, with the
+    /// weights on the stack: the mix names a few classes, so it is walked once, by name.
+    private static func drawClass(in pool: PickIndex.Pool, classMix: [String: Double], using random: inout SeededRandom) -> ClipClass? {
+        let n = ClipClass.byName.count
+        return withUnsafeTemporaryAllocation(of: Double.self, capacity: n) { w -> ClipClass? in
+            w.initialize(repeating: 0)
+            var any = false
+            for (name, weight) in classMix where weight > 0 {
+                guard let c = ClipClass(rawValue: name), pool.byClass[c] != nil,
+                      let rank = ClipClass.byName.firstIndex(of: c) else { continue }
+                w[rank] = weight
+                any = true
+            }
+            guard any else { return nil }
+            var total = 0.0
+            for r in 0..<n where w[r] > 0 { total += w[r] }
+            var x = random.unit() * total
+            var last = 0
+            for r in 0..<n where w[r] > 0 {
+                x -= w[r]
+                if x < 0 { return ClipClass.byName[r] }
+                last = r
+            }
+            return ClipClass.byName[last]
+        }
     }
 
     /// Problems with a profile's class mix, each naming the key: unknown classes, negative
@@ -67,4 +82,37 @@ extension Corpus {
     /// The key a clip's language is found under, the one a session's language looks up:
     /// its primary subtag, lower-cased (`LanguageTag.primary`; computed once per clip, at load).
     static func languageKey(_ tag: String) -> String { LanguageTag.primary(tag) }
+}
+
+extension ClipClass {
+    /// The classes in the order of their names: the order `pick` weighs a class mix in.
+    static let byName: [ClipClass] = allCases.sorted { $0.rawValue < $1.rawValue }
+}
+
+/// Clip indices as `Corpus.pick` looks them up, built once with the corpus.
+struct PickIndex: Sendable {
+    /// One pool (a language's clips, or every clip): all of them, and by class, then round.
+    struct Pool: Sendable {
+        var all: [Int] = []
+        /// Only classes the pool has a clip of.
+        var byClass: [ClipClass: Class] = [:]
+    }
+
+    struct Class: Sendable {
+        var all: [Int] = []
+        /// Only rounds the class has a clip of.
+        var byRound: [Int: [Int]] = [:]
+    }
+
+    /// The pool of `indices` of `clips`, each list in corpus order.
+    static func pool(_ indices: some Sequence<Int>, of clips: [Clip]) -> Pool {
+        var p = Pool()
+        for i in indices {
+            let c = clips[i]
+            p.all.append(i)
+            p.byClass[c.clipClass, default: Class()].all.append(i)
+            p.byClass[c.clipClass]!.byRound[c.round, default: []].append(i)
+        }
+        return p
+    }
 }

@@ -47,14 +47,18 @@ public struct Corpus: Sendable {
     /// Total bytes of all clips (the memory the corpus maps).
     public var totalBytes: Int { clips.reduce(0) { $0 + $1.sizeBytes } }
 
-    /// Clip indices by language key (`languageKey`): a take finds its language's clips without
-    /// comparing every clip's tag (a scan of the whole corpus per take).
-    let byLanguage: [String: [Int]]
+    /// Clip indices by language key (`languageKey`), then class and round: a take finds its
+    /// candidates without comparing every clip (a scan of the whole corpus per take).
+    let byLanguage: [String: PickIndex.Pool]
+    /// The same over every clip: the pool of a language the corpus has no clip of.
+    let everyClip: PickIndex.Pool
 
     public init(directory: String, clips: [Clip]) {
         self.directory = directory
         self.clips = clips
         byLanguage = Dictionary(grouping: clips.indices) { Self.languageKey(clips[$0].language) }
+            .mapValues { PickIndex.pool($0, of: clips) }
+        everyClip = PickIndex.pool(clips.indices, of: clips)
     }
 
     /// The manifest's entries alone, without opening any clip (for tools that handle the files).

@@ -76,6 +76,46 @@ final class CorpusTests: XCTestCase {
         XCTAssertEqual(short.clipClass, .short)
     }
 
+    /// `pick` looks its candidates up in an index built with the corpus; it must draw exactly what
+    /// the plain definition draws from the same generator state: the language's clips (every clip
+    /// when it has none), a class by weight among the mix's classes it has (in name order, via
+    /// `weightedIndex`), then a clip of that class and round, of that class, or of the pool.
+    func testPickDrawsWhatThePlainDefinitionDraws() throws {
+        let corpus = try committed.get()
+        func reference(_ language: String, _ round: Int, _ mix: [String: Double], _ random: inout SeededRandom) -> Clip {
+            let want = LanguageTag.primary(language)
+            let ofLanguage = want.isEmpty ? [] : corpus.clips.filter { LanguageTag.primary($0.language) == want }
+            let pool = ofLanguage.isEmpty ? corpus.clips : ofLanguage
+            var classes: [ClipClass] = [], weights: [Double] = []
+            for name in mix.keys.sorted() {
+                guard let w = mix[name], w > 0, let c = ClipClass(rawValue: name), pool.contains(where: { $0.clipClass == c }) else { continue }
+                classes.append(c); weights.append(w)
+            }
+            let chosen = classes.isEmpty ? nil : classes[random.weightedIndex(weights)]
+            let ofClass = pool.filter { $0.clipClass == (chosen ?? .speech) }
+            let inRound = ofClass.filter { $0.round == round }
+            let candidates = !inRound.isEmpty ? inRound : !ofClass.isEmpty ? ofClass : pool
+            return candidates[min(candidates.count - 1, Int(random.unit() * Double(candidates.count)))]
+        }
+        let mixes: [[String: Double]] = [
+            ["speech": 1], ["speech": 0.9, "silence": 0.1, "no_such_class": 5, "clipped": 0],
+            ["short": 1], ["long": 2, "stereo": 1, "empty": 0.5, "mismatch": 0.25, "truncated": -1],
+            [:], ["nothing": 1], ["speech": 0], Dictionary(uniqueKeysWithValues: ClipClass.allCases.map { ($0.rawValue, 1.0) }),
+        ]
+        for language in ["en", "zh-Hans", "EN_gb", "xx", ""] {
+            for round in [1, 2, 3] {
+                for (m, mix) in mixes.enumerated() {
+                    var a = SeededRandom(seed: UInt64(31 * round + m)), b = a
+                    for _ in 0..<40 {
+                        XCTAssertEqual(corpus.pick(language: language, round: round, classMix: mix, using: &a).file,
+                                       reference(language, round, mix, &b).file, "\(language) round \(round) mix \(mix)")
+                    }
+                    XCTAssertEqual(a.next(), b.next(), "the generator advanced alike")
+                }
+            }
+        }
+    }
+
     /// Clips are indexed by primary subtag, ASCII case folded, so a session's language finds
     /// them however either side spells the tag; a non-ASCII subtag is folded as LanguageTag folds it.
     func testClipsAreFoundByPrimarySubtagWhateverTheSpelling() throws {
