@@ -16,14 +16,15 @@ import PackageDescription
 // (journeys, client, checker, recorder, JSON, engine), and without this each small accessor on
 // another module's type (a JSON object's subscript, a histogram's record, the clock) is an opaque
 // call with its generic and ARC overhead. bench/instructions.sh: the journeys' instructions per
-// request 199.2k -> 192.7k (-3.3 %). Debug builds (the tests) are unchanged.
+// request 199.2k -> 192.7k (-3.3 %). Debug builds (the tests) are unchanged. Added to every Swift
+// library and executable target at the end of this file, so a new module gets it too.
 let crossModule: [SwiftSetting] = [.unsafeFlags(["-cross-module-optimization"], .when(configuration: .release))]
 
 // The modules on a virtual user's request path: their nonisolated async functions run on the
 // caller's executor (SE-0461) instead of hopping to the generic one, a swift_task_switch that
 // looked up the task's preferred executor under its status lock, ~15 times a request
 // (bench/instructions.sh). The users' tasks run on the I/O loops' task executors either way.
-let nonsending: [SwiftSetting] = [.enableUpcomingFeature("NonisolatedNonsendingByDefault")] + crossModule
+let nonsending: [SwiftSetting] = [.enableUpcomingFeature("NonisolatedNonsendingByDefault")]
 
 let package = Package(
     name: "Fleet",
@@ -45,26 +46,26 @@ let package = Package(
 
         // MARK: Libraries.
         .target(name: "FleetCore", swiftSettings: nonsending),
-        .target(name: "FleetHTTP", dependencies: ["CCurl", "CCurlShim", "FleetCore"], swiftSettings: crossModule),
-        .target(name: "FleetSQLite", dependencies: ["CSQLite"], swiftSettings: crossModule),
-        .target(name: "FleetAudio", dependencies: ["CSndfile", "FleetCore"], swiftSettings: crossModule),
-        .target(name: "FleetCorpus", dependencies: ["FleetCore", "FleetAudio"], swiftSettings: crossModule),
+        .target(name: "FleetHTTP", dependencies: ["CCurl", "CCurlShim", "FleetCore"]),
+        .target(name: "FleetSQLite", dependencies: ["CSQLite"]),
+        .target(name: "FleetAudio", dependencies: ["CSndfile", "FleetCore"]),
+        .target(name: "FleetCorpus", dependencies: ["FleetCore", "FleetAudio"]),
         // The reference stack's HTTP/1.1 server: epoll, keep-alive, pipelining, hostile-client limits.
-        .target(name: "FleetHTTPServer", dependencies: ["CSysShim", "FleetCore"], swiftSettings: crossModule),
-        .target(name: "FleetMetrics", dependencies: ["FleetCore"], swiftSettings: crossModule),
+        .target(name: "FleetHTTPServer", dependencies: ["CSysShim", "FleetCore"]),
+        .target(name: "FleetMetrics", dependencies: ["FleetCore"]),
         // Statistics over results: run comparison with intervals, change points over history.
-        .target(name: "FleetStats", dependencies: ["FleetCore", "FleetMetrics"], swiftSettings: crossModule),
+        .target(name: "FleetStats", dependencies: ["FleetCore", "FleetMetrics"]),
         .target(name: "FleetStack", dependencies: ["FleetCore", "FleetHTTPServer", "FleetSQLite", "FleetAudio"],
-                exclude: ["README.md"], resources: [.copy("Resources/articles.json")], swiftSettings: crossModule),
+                exclude: ["README.md"], resources: [.copy("Resources/articles.json")]),
         .target(name: "FleetClient", dependencies: ["FleetCore", "FleetHTTP", "FleetMetrics"], swiftSettings: nonsending),
-        .target(name: "FleetCheck", dependencies: ["FleetCore", "FleetClient", "FleetMetrics"], swiftSettings: crossModule),
+        .target(name: "FleetCheck", dependencies: ["FleetCore", "FleetClient", "FleetMetrics"]),
         .target(name: "FleetJourneys", dependencies: ["FleetCore", "FleetClient", "FleetCheck", "FleetMetrics"], swiftSettings: nonsending),
-        .target(name: "FleetReport", dependencies: ["FleetCore", "FleetMetrics", "FleetStats", "FleetSQLite"], swiftSettings: crossModule),
+        .target(name: "FleetReport", dependencies: ["FleetCore", "FleetMetrics", "FleetStats", "FleetSQLite"]),
         .target(name: "FleetRunner", dependencies: ["FleetCore", "FleetHTTP", "FleetMetrics", "FleetClient",
-                                                    "FleetCheck", "FleetJourneys", "FleetCorpus", "FleetReport", "FleetStats"], swiftSettings: crossModule),
+                                                    "FleetCheck", "FleetJourneys", "FleetCorpus", "FleetReport", "FleetStats"]),
         .target(name: "FleetCLI", dependencies: ["FleetCore", "FleetHTTP", "FleetMetrics", "FleetAudio", "FleetCorpus", "FleetJourneys",
-                                                 "FleetStack", "FleetRunner", "FleetReport", "FleetStats"], swiftSettings: crossModule),
-        .executableTarget(name: "fleet", dependencies: ["FleetCLI"], swiftSettings: crossModule),
+                                                 "FleetStack", "FleetRunner", "FleetReport", "FleetStats"]),
+        .executableTarget(name: "fleet", dependencies: ["FleetCLI"]),
 
         // MARK: Tests: one target per module, against the real stack over loopback.
         // Helpers shared by the test targets (embedded stack, synthesizer, raw server, free port,
@@ -93,3 +94,8 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+for target in package.targets where [.regular, .executable].contains(target.type)
+    && (target.name.hasPrefix("Fleet") || target.name == "fleet") {
+    target.swiftSettings = (target.swiftSettings ?? []) + crossModule
+}

@@ -60,7 +60,8 @@ public struct SeededRandom: RandomNumberGenerator, Sendable {
     }
 
     /// Index chosen with probability proportional to `weights` (which need not sum to 1).
-    public mutating func weightedIndex(_ weights: [Double]) -> Int {
+    /// Any collection of weights: `Corpus.pick` passes a stack buffer, to draw without an array.
+    public mutating func weightedIndex(_ weights: some Collection<Double>) -> Int {
         let total = weights.reduce(0, +)
         guard total > 0 else { return 0 }
         var x = unit() * total

@@ -37,31 +37,26 @@ extension Corpus {
     }
 
     /// A class drawn with probability proportional to its weight in `classMix` among the classes
-    /// `pool` has; nil (and no draw) when none has a positive weight. The same as
-    /// `random.weightedIndex` over those weights in the order of the classes' names, with the
-    /// weights on the stack: the mix names a few classes, so it is walked once, by name.
+    /// `pool` has; nil (and no draw) when none has a positive weight. What the plain definition
+    /// draws (`weightedIndex` over those weights in the order of the classes' names), with the
+    /// weights gathered on the stack instead of in two arrays per take.
     private static func drawClass(in pool: PickIndex.Pool, classMix: [String: Double], using random: inout SeededRandom) -> ClipClass? {
         let n = ClipClass.byName.count
         return withUnsafeTemporaryAllocation(of: Double.self, capacity: n) { w -> ClipClass? in
-            w.initialize(repeating: 0)
-            var any = false
-            for (name, weight) in classMix where weight > 0 {
-                guard let c = ClipClass(rawValue: name), pool.byClass[c] != nil,
-                      let rank = ClipClass.byName.firstIndex(of: c) else { continue }
-                w[rank] = weight
-                any = true
+            withUnsafeTemporaryAllocation(of: Int.self, capacity: n) { rank -> ClipClass? in
+                w.initialize(repeating: 0)
+                for (name, weight) in classMix where weight > 0 {
+                    guard let c = ClipClass(rawValue: name), pool.byClass[c] != nil,
+                          let r = ClipClass.byName.firstIndex(of: c) else { continue }
+                    w[r] = weight
+                }
+                // The positive weights moved to the front, in name order (k <= r: nothing unread
+                // is overwritten), each with its class's rank.
+                var k = 0
+                for r in 0..<n where w[r] > 0 { w[k] = w[r]; rank[k] = r; k += 1 }
+                guard k > 0 else { return nil }
+                return ClipClass.byName[rank[random.weightedIndex(UnsafeBufferPointer(rebasing: w[..<k]))]]
             }
-            guard any else { return nil }
-            var total = 0.0
-            for r in 0..<n where w[r] > 0 { total += w[r] }
-            var x = random.unit() * total
-            var last = 0
-            for r in 0..<n where w[r] > 0 {
-                x -= w[r]
-                if x < 0 { return ClipClass.byName[r] }
-                last = r
-            }
-            return ClipClass.byName[last]
         }
     }
 
