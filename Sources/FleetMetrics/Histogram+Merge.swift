@@ -87,11 +87,19 @@ extension Histogram {
     /// Switches to the sparse form: memory in proportion to the distinct bins used, not the range.
     public mutating func compact() {
         guard !isSparse else { return }
-        var indices: [Int32] = []
-        var counts: [Int64] = []
-        for i in 0..<dense.count where dense[i] != 0 {
-            indices.append(Int32(i))
-            counts.append(dense[i])
+        // Counted first, so each array is made once at its size (the recorder compacts a busy
+        // window every second for each metric; appending grew both arrays step by step).
+        let (indices, counts) = dense.withUnsafeBufferPointer { d -> ([Int32], [Int64]) in
+            var n = 0
+            for c in d where c != 0 { n += 1 }
+            var indices: [Int32] = [], counts: [Int64] = []
+            indices.reserveCapacity(n)
+            counts.reserveCapacity(n)
+            for i in 0..<d.count where d[i] != 0 {
+                indices.append(Int32(i))
+                counts.append(d[i])
+            }
+            return (indices, counts)
         }
         sparseIndices = indices
         sparseCounts = counts

@@ -40,15 +40,16 @@ struct ShardState {
     }
 
     /// Takes every window before `window` out of this shard (see `MetricSlot.takeWindows`).
-    mutating func takeWindows(before window: Int) -> (metrics: [String: [MetricWindow]], endpoints: [String: [MetricWindow]]) {
-        var m: [String: [MetricWindow]] = [:], e: [String: [MetricWindow]] = [:]
+    /// A list, not a table: each name is unique here, and `ClosedWindows.add` looks it up once.
+    mutating func takeWindows(before window: Int) -> (metrics: [TakenWindows], endpoints: [TakenWindows]) {
+        var m: [TakenWindows] = [], e: [TakenWindows] = []
         for (name, s) in metrics {
             let ws = s.takeWindows(before: window)
-            if !ws.isEmpty { m[name] = ws }
+            if !ws.isEmpty { m.append((name, ws)) }
         }
         for (name, s) in endpoints {
             let ws = s.latency.takeWindows(before: window)
-            if !ws.isEmpty { e[name] = ws }
+            if !ws.isEmpty { e.append((name, ws)) }
         }
         return (m, e)
     }
@@ -64,6 +65,9 @@ struct ShardState {
                    endpoints: endpoints.mapValues { $0.part(windows: range, breakdowns: breakdowns) })
     }
 }
+
+/// The windows of one metric or endpoint taken out of a shard.
+typealias TakenWindows = (name: String, windows: [MetricWindow])
 
 /// A shard's contents as Sendable values.
 struct ShardParts: Sendable {
@@ -91,18 +95,20 @@ struct ClosedWindows {
     var metrics: [String: [Int: MetricWindow]] = [:]
     var endpoints: [String: [Int: MetricWindow]] = [:]
 
-    mutating func add(metrics m: [String: [MetricWindow]], endpoints e: [String: [MetricWindow]]) {
+    mutating func add(metrics m: [TakenWindows], endpoints e: [TakenWindows]) {
         for (name, ws) in m { Self.merge(ws, into: &metrics[name, default: [:]]) }
         for (name, ws) in e { Self.merge(ws, into: &endpoints[name, default: [:]]) }
     }
 
     static func merge(_ ws: [MetricWindow], into table: inout [Int: MetricWindow]) {
         for w in ws {
-            if var have = table[w.index] {
-                have.corrected.absorb(w.corrected)
-                have.uncorrected.absorb(w.uncorrected)
-                have.errors += w.errors
-                table[w.index] = have
+            if let i = table.index(forKey: w.index) {
+                // In place: a copy taken out of the table shares its arrays, so merging into the
+                // copy duplicated them before the merge built its own (callgrind: ~4k
+                // instructions per window and shard, every second, for every metric).
+                table.values[i].corrected.absorb(w.corrected)
+                table.values[i].uncorrected.absorb(w.uncorrected)
+                table.values[i].errors += w.errors
             } else {
                 table[w.index] = w
             }

@@ -60,7 +60,8 @@ final class MetricSlot {
         if let c = current, c.index < window { current = nil }
         var out: [MetricWindow] = []
         for (index, w) in windows where index < window { out.append(w.closed()) }
-        if !out.isEmpty { windows = windows.filter { $0.key >= window } }
+        // Removed in place: `filter` built a new table every second for every metric.
+        for w in out { windows.removeValue(forKey: w.index) }
         return out
     }
 
