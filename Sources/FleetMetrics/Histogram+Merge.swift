@@ -87,19 +87,20 @@ extension Histogram {
     /// Switches to the sparse form: memory in proportion to the distinct bins used, not the range.
     public mutating func compact() {
         guard !isSparse else { return }
-        // Counted first, so each array is made once at its size (the recorder compacts a busy
-        // window every second for each metric; appending grew both arrays step by step).
-        let (indices, counts) = dense.withUnsafeBufferPointer { d -> ([Int32], [Int64]) in
-            var n = 0
-            for c in d where c != 0 { n += 1 }
-            var indices: [Int32] = [], counts: [Int64] = []
-            indices.reserveCapacity(n)
-            counts.reserveCapacity(n)
+        // A window of few samples (the recorder compacts each busy one every second) reserves
+        // its arrays at once: it has at most `count` bins. A large histogram appends as it goes;
+        // counting its bins first would scan its counts twice.
+        var indices: [Int32] = [], counts: [Int64] = []
+        let bound = Swift.min(dense.count, Int(clamping: count))
+        if bound <= 512 {
+            indices.reserveCapacity(bound)
+            counts.reserveCapacity(bound)
+        }
+        dense.withUnsafeBufferPointer { d in
             for i in 0..<d.count where d[i] != 0 {
                 indices.append(Int32(i))
                 counts.append(d[i])
             }
-            return (indices, counts)
         }
         sparseIndices = indices
         sparseCounts = counts
