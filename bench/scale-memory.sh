@@ -174,7 +174,8 @@ section="$work/section.md"
     echo "with a share $active walking freePractice, every think uniform ${active_min}–${active_max} ms, who start when the thinkers are all in and ramp at half the rate; ramp at $rate users/s, then"
     echo "held ${hold} s (the active phase $((2 * active_max / 1000)) s longer, so that its walkers upload and poll); the stack a \`fleet stack\` process of its own (fresh per phase, \`--target\`) with $stack_workers assessment workers, not counted, nor its shutdown. RSS = the largest of the bench process's health samples"
     echo "while the whole population was alive; lag = scheduling_lag of timeline.csv over the held windows: the largest"
-    echo "per-window p99 (an upper bound on the held p99) and their median; exit after planned end = the process's exit"
+    echo "per-window p99 (an upper bound on the held p99), their median, and how many held windows reached 10 ms (one"
+    echo "stall shows as one window, a generator that keeps falling behind as many); exit after planned end = the process's exit"
     echo "minus (its \"run …\" line + the planned duration), results and report writing included; host steal = CPU time"
     echo "the hypervisor gave other guests while the run went (/proc/stat), over the run and the most in any one second."
     bench_load_summary
@@ -185,7 +186,7 @@ section="$work/section.md"
     python3 - "$work" <<'PY'
 import csv, glob, json, os, statistics, sys
 work = sys.argv[1]
-print("| run | users | peak active users | bench RSS MiB (population held) | KiB per user | lag p99 ms, held windows: max (median) | exit after planned end s | host steal s (most cores in 1 s) | run notes |")
+print("| run | users | peak active users | bench RSS MiB (population held) | KiB per user | lag p99 ms, held windows: max (median; ≥ 10 ms) | exit after planned end s | host steal s (most cores in 1 s) | run notes |")
 print("|---|---:|---:|---:|---:|---:|---:|---:|---|")
 for line in open(os.path.join(work, "exits")):
     tag, at, duration, ramp = line.split()  # ramp: when the whole population is in
@@ -214,7 +215,8 @@ for line in open(os.path.join(work, "exits")):
             if row["metric"] == "scheduling_lag" and float(row["window_start_s"]) >= float(ramp) + 2 \
                and float(row["window_start_s"]) < float(duration) - 1 and row["p99_ms"]:
                 lags.append(float(row["p99_ms"]))
-    lag = f"{max(lags):.1f} ({statistics.median(lags):.1f})" if lags else "n/a"
+    slow = sum(1 for v in lags if v >= 10)
+    lag = f"{max(lags):.1f} ({statistics.median(lags):.1f}; {slow} of {len(lags)})" if lags else "n/a"
     notes = "; ".join(r.get("meta", {}).get("notes", [])) or "ok"
     print(f"| {tag} | {n} | {peak} | {f(rss / 1048576 if rss else None, '%.1f')} | {f(rss / 1024 / n if rss else None, '%.1f')} | {lag} | {f(exit_lag, '%.1f')} | {steal} | {notes} |")
 PY
