@@ -38,12 +38,13 @@ public final class SharedBytes: @unchecked Sendable {
 
     /// Maps a whole file read-only; pages are shared with the page cache, not copied.
     ///
-    /// `populate` reads the file in and maps every page now (`MAP_POPULATE`), so that the first
-    /// reader does not take the page faults. A corpus clip is first read by an upload on an I/O
-    /// thread, where a fault that has to go to the disk stalls every user of that thread: a run
-    /// after the corpus left the page cache took 67 major faults (5 with it cached), and a
-    /// 200,000-user run stalled ~300 ms at its first uploads of some clips.
-    public init(mappingFile path: String, populate: Bool = false) throws {
+    /// The pages are read in and mapped now (`MAP_POPULATE`): every caller reads the whole file
+    /// (a decode, a digest, uploads), and a corpus clip's first reader is an upload on an I/O
+    /// thread, where a fault that has to go to the disk stalls every user of that thread. With the
+    /// corpus out of the page cache, a 16-user run took 37 major faults after start-up without
+    /// this and none with it; two 200,000-user runs stalled 60 and 270 ms at the moment of the
+    /// same first uploads, consistent with such faults (bench/RESULTS.md, sixteenth pass).
+    public init(mappingFile path: String) throws {
         let fd = open(path, O_RDONLY)
         guard fd >= 0 else { throw SharedBytesError.cannotOpen(path: path, errno: errno) }
         defer { close(fd) }
@@ -54,7 +55,7 @@ public final class SharedBytes: @unchecked Sendable {
             base = nil; count = 0; release = { _, _ in }
             return
         }
-        guard let m = mmap(nil, n, PROT_READ, MAP_PRIVATE | (populate ? MAP_POPULATE : 0), fd, 0), m != MAP_FAILED else {
+        guard let m = mmap(nil, n, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0), m != MAP_FAILED else {
             throw SharedBytesError.cannotMap(path: path, errno: errno)
         }
         base = UnsafeRawPointer(m)

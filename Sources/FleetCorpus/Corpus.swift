@@ -128,11 +128,11 @@ public struct Corpus: Sendable {
     }
 
     /// A clip that passed before and has not changed since: mapped, its fields and size checked.
-    /// Mapped with its pages read in (`populate`): nothing else reads a remembered clip before
-    /// its first upload, which would otherwise fault it in on an I/O thread.
+    /// Nothing reads it before its first upload; the mapping reads its pages in (`SharedBytes`),
+    /// so that upload does not fault them in on an I/O thread.
     static func recall(_ info: ClipInfo, directory: String, verdict: AudioVerdict) -> Clip? {
         guard fieldProblems(info).isEmpty,
-              let bytes = try? SharedBytes(mappingFile: directory + "/" + info.file, populate: true),
+              let bytes = try? SharedBytes(mappingFile: directory + "/" + info.file),
               bytes.count == info.sizeBytes else { return nil }
         return Clip(info: info, bytes: bytes, range: 0..<bytes.count, verdict: verdict)
     }

@@ -30,10 +30,10 @@ final class SharedBytesTests: XCTestCase {
         XCTAssertEqual(empty.copyBytes(), [])
     }
 
-    /// A populated mapping has every page in memory before anyone reads it, even when the file
-    /// had left the page cache: a corpus clip's first upload must not fault on an I/O thread. The
-    /// file is written beside the build, on the checkout's filesystem, and pushed out of the page
-    /// cache first; without `populate` mincore finds its pages absent until they are read.
+    /// A mapping has every page in memory before anyone reads it, even when the file had left
+    /// the page cache: a corpus clip's first upload must not fault on an I/O thread. The file is
+    /// written beside the build, on the checkout's filesystem, and pushed out of the page cache
+    /// first; without `MAP_POPULATE` mincore finds its pages absent until they are read.
     func testPopulatedMappingIsInMemoryBeforeItIsRead() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().path
@@ -49,14 +49,14 @@ final class SharedBytesTests: XCTestCase {
         XCTAssertEqual(posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED), 0)
         close(fd)
 
-        let mapped = try SharedBytes(mappingFile: path, populate: true)
+        let mapped = try SharedBytes(mappingFile: path)
         let pages = (mapped.count + pageSize - 1) / pageSize
         var resident = [UInt8](repeating: 0, count: pages)
         let rc = resident.withUnsafeMutableBufferPointer {
             mincore(UnsafeMutableRawPointer(mutating: mapped.base), mapped.count, $0.baseAddress)
         }
         XCTAssertEqual(rc, 0)
-        XCTAssertEqual(resident.filter { $0 & 1 == 0 }.count, 0, "pages not in memory after a populated mapping")
+        XCTAssertEqual(resident.filter { $0 & 1 == 0 }.count, 0, "pages not in memory after mapping")
         XCTAssertEqual(mapped.copyBytes(), bytes)
     }
 }
