@@ -26,21 +26,21 @@ extension Histogram {
         } else {
             if isSparse { densify() }
             if other.isSparse {
-                other.forEachBin { index, c in
-                    if index >= dense.count {
-                        dense.append(contentsOf: repeatElement(0, count: index + 1 - dense.count))
-                    }
-                    dense[index] &+= c
-                    return true
+                for k in 0..<other.sparseIndices.count {
+                    addDense(index: Int(other.sparseIndices[k]), count: other.sparseCounts[k])
                 }
             } else {
-                // Dense into dense (the recorder adding up its shards): one pass of additions.
-                if other.dense.count > dense.count {
-                    dense += [Int64](repeating: 0, count: other.dense.count - dense.count)
+                // Dense into dense (the recorder adding up its shards): a page this side lacks is
+                // shared (copy on write), one both have is added in one pass.
+                if other.pages.count > pages.count {
+                    pages.append(contentsOf: repeatElement([], count: other.pages.count - pages.count))
                 }
-                dense.withUnsafeMutableBufferPointer { d in
-                    other.dense.withUnsafeBufferPointer { o in
-                        for i in 0..<o.count { d[i] &+= o[i] }
+                for p in 0..<other.pages.count where !other.pages[p].isEmpty {
+                    if pages[p].isEmpty { pages[p] = other.pages[p]; continue }
+                    pages[p].withUnsafeMutableBufferPointer { d in
+                        other.pages[p].withUnsafeBufferPointer { o in
+                            for i in 0..<o.count { d[i] &+= o[i] }
+                        }
                     }
                 }
             }
@@ -76,9 +76,8 @@ extension Histogram {
     /// Switches to the dense form (recording past `sparseRecordingSamples` needs it).
     mutating func densify() {
         guard isSparse else { return }
-        var d = [Int64](repeating: 0, count: sparseIndices.last.map { Int($0) + 1 } ?? 0)
-        for k in 0..<sparseIndices.count { d[Int(sparseIndices[k])] = sparseCounts[k] }
-        dense = d
+        pages = []
+        for k in 0..<sparseIndices.count { addDense(index: Int(sparseIndices[k]), count: sparseCounts[k]) }
         sparseIndices = []
         sparseCounts = []
         isSparse = false
@@ -91,20 +90,22 @@ extension Histogram {
         // its arrays at once: it has at most `count` bins. A large histogram appends as it goes;
         // counting its bins first would scan its counts twice.
         var indices: [Int32] = [], counts: [Int64] = []
-        let bound = Swift.min(dense.count, Int(clamping: count))
-        if bound <= 512 {
-            indices.reserveCapacity(bound)
-            counts.reserveCapacity(bound)
+        if count <= 512 {
+            indices.reserveCapacity(Int(count))
+            counts.reserveCapacity(Int(count))
         }
-        dense.withUnsafeBufferPointer { d in
-            for i in 0..<d.count where d[i] != 0 {
-                indices.append(Int32(i))
-                counts.append(d[i])
+        for p in 0..<pages.count where !pages[p].isEmpty {
+            let base = p << layout.pageMagnitude
+            pages[p].withUnsafeBufferPointer { d in
+                for k in 0..<d.count where d[k] != 0 {
+                    indices.append(Int32(base + k))
+                    counts.append(d[k])
+                }
             }
         }
         sparseIndices = indices
         sparseCounts = counts
-        dense = []
+        pages = []
         isSparse = true
     }
 

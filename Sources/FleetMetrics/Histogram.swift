@@ -6,8 +6,8 @@
 /// Two histograms with the same layout merge by adding counts, which is exact: merging the per-window
 /// histograms of a run gives back the run's total, and merging shards gives the single-run answer.
 ///
-/// Storage is either *dense* (a counts array grown lazily up to the highest index touched, used
-/// while recording) or *sparse* (sorted index/count pairs, used for closed windows and decoded
+/// Storage is either *dense* (pages of counts, each allocated when a value first lands in it,
+/// used while recording) or *sparse* (sorted index/count pairs, used for closed windows and decoded
 /// files) so that thousands of per-second windows cost memory in proportion to their samples.
 /// The two forms are equal when their counts are equal; `==` compares content, not form.
 public struct Histogram: Sendable {
@@ -19,8 +19,12 @@ public struct Histogram: Sendable {
 
     let layout: HistogramLayout
 
-    // Dense form: counts[i] for index i; may be shorter than layout.countsLength (lazy growth).
-    var dense: [Int64] = []
+    // Dense form: pages[p][k] counts index p * pageSize + k (`HistogramLayout.pageSize`, a
+    // quarter bucket). A page no value has reached is an empty array, which allocates nothing.
+    // One flat array grown to the highest index touched zero-filled everything below it and
+    // copied itself at each regrowth: a 20 ms latency sits at index ~5,300, and a 20-second run
+    // of ~15 endpoints spent ~5,000 instructions a request on that under callgrind.
+    var pages: [[Int64]] = []
     // Sparse form: strictly increasing indices with positive counts. Used when `isSparse`.
     var sparseIndices: [Int32] = []
     var sparseCounts: [Int64] = []
@@ -68,8 +72,7 @@ public struct Histogram: Sendable {
             recordSparse(index: index, count: n)
         } else {
             if isSparse { densify() }
-            if index >= dense.count { grow(to: index + 1) }
-            dense[index] &+= n
+            addDense(index: index, count: n)
         }
         count &+= n
         sum &+= v &* n
@@ -113,10 +116,18 @@ public struct Histogram: Sendable {
         }
     }
 
-    private mutating func grow(to length: Int) {
-        // Grow by at least a bucket so a rising series does not reallocate on every new sub-bucket.
-        let target = Swift.min(layout.countsLength, Swift.max(length, dense.count + layout.subBucketHalfCount))
-        dense.append(contentsOf: repeatElement(0, count: target - dense.count))
+    /// Allocates page `p`, zeroed (the page table grows to reach it).
+    mutating func addPage(_ p: Int) {
+        if p >= pages.count { pages.append(contentsOf: repeatElement([], count: p + 1 - pages.count)) }
+        if pages[p].isEmpty { pages[p] = [Int64](repeating: 0, count: layout.pageSize) }
+    }
+
+    /// Adds `n` at `index` in the dense form.
+    @inline(__always)
+    mutating func addDense(index: Int, count n: Int64) {
+        let p = index &>> layout.pageMagnitude
+        if p >= pages.count || pages[p].isEmpty { addPage(p) }
+        pages[p][index & (layout.pageSize &- 1)] &+= n
     }
 
     // MARK: Queries
@@ -172,7 +183,10 @@ public struct Histogram: Sendable {
         if isSparse {
             for i in 0..<sparseIndices.count where !body(Int(sparseIndices[i]), sparseCounts[i]) { return }
         } else {
-            for i in 0..<dense.count where dense[i] != 0 { if !body(i, dense[i]) { return } }
+            for p in 0..<pages.count where !pages[p].isEmpty {
+                let base = p << layout.pageMagnitude, page = pages[p]
+                for k in 0..<page.count where page[k] != 0 { if !body(base + k, page[k]) { return } }
+            }
         }
     }
 }

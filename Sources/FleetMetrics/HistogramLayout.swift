@@ -12,6 +12,10 @@ struct HistogramLayout: Sendable, Equatable {
     let subBucketMask: Int64
     let bucketCount: Int
     let countsLength: Int
+    /// The dense form's page: a quarter of a bucket's `subBucketHalfCount` indices (256 at 3
+    /// digits), so a latency series a few percent wide touches one or two pages of 2 KB.
+    let pageMagnitude: Int
+    var pageSize: Int { 1 << pageMagnitude }
 
     init(lowest: Int64, highest: Int64, significantDigits: Int) {
         // Enough linear sub-buckets that one step is at most 10^-digits of the value it sits at.
@@ -35,6 +39,7 @@ struct HistogramLayout: Sendable, Equatable {
         }
         bucketCount = buckets
         countsLength = (buckets + 1) * subBucketHalfCount
+        pageMagnitude = Swift.max(0, subBucketHalfCountMagnitude - 2)
     }
 
     @inline(__always)

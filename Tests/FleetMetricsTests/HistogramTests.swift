@@ -226,4 +226,59 @@ extension HistogramTests {
         XCTAssertTrue(bins.last!.lowestValue <= 1_000_000 && bins.last!.highestValue >= 1_000_001)
         XCTAssertEqual(bins.last!.highestValue - bins.last!.lowestValue + 1, 512)
     }
+    /// The dense form allocates only the pages (half-buckets of indices) that values reached,
+    /// and keeps every count when later values fall below or above them, when it merges another
+    /// dense or sparse histogram lying elsewhere, and when it compacts.
+    func testDenseRangeFollowsTheValuesWhereverTheyFall() {
+        var rng = SeededRandom(seed: 41)
+        // Middle, low and high values, in pages apart from each other.
+        let mid = (0..<3_000).map { _ in 15_000 + Int64(rng.next() % 25_000) }
+        let low = (0..<500).map { _ in Int64(rng.next() % 3_000) }
+        let high = (0..<500).map { _ in 900_000 + Int64(rng.next() % 300_000) }
+        var h = Histogram()
+        for v in mid { h.record(v) }
+        // 15-40 ms spans indices ~4,950-6,370: the pages holding those, ~1,500 counts, not the
+        // 6,400 from index 0 up.
+        let allocated = h.pages.indices.filter { !h.pages[$0].isEmpty }
+        XCTAssertEqual(Set(allocated), Set(mid.map { h.layout.index(of: $0) >> h.layout.pageMagnitude }))
+        XCTAssertLessThan(allocated.count * h.layout.pageSize, h.layout.index(of: 40_000) / 3)
+        for v in low { h.record(v) }
+        for v in high { h.record(v) }
+        let all = mid + low + high
+        assertHolds(h, exactly: all)
+
+        // Dense into dense and sparse into dense, each lying below, above and inside the other.
+        var a = Histogram(), b = Histogram(), c = Histogram()
+        for v in mid { a.record(v) }
+        for v in low { b.record(v) }
+        for v in high { c.record(v) }
+        var ab = a; ab.merge(b); ab.merge(c)
+        assertHolds(ab, exactly: all)
+        var cb = c; cb.merge(b); cb.merge(a)
+        assertHolds(cb, exactly: all)
+        var sparseInto = a; sparseInto.merge(b.compacted()); sparseInto.merge(c.compacted())
+        assertHolds(sparseInto, exactly: all)
+        var densified = c.compacted(); densified.merge(a); densified.merge(b)
+        assertHolds(densified, exactly: all)
+        assertHolds(ab.compacted(), exactly: all)
+    }
+
+    /// Every bin of `h` holds the number of `values` whose layout index is that bin's, and the
+    /// percentiles are within 3 significant digits of the sorted values.
+    private func assertHolds(_ h: Histogram, exactly values: [Int64], file: StaticString = #filePath, line: UInt = #line) {
+        var expected: [Int: Int64] = [:]
+        for v in values { expected[h.layout.index(of: v), default: 0] += 1 }
+        let bins = h.nonZeroBins()
+        XCTAssertEqual(bins.count, expected.count, "bins", file: file, line: line)
+        for bin in bins where expected[bin.index] != bin.count {
+            XCTFail("bin \(bin.index): \(bin.count), expected \(expected[bin.index] ?? 0)", file: file, line: line)
+        }
+        XCTAssertEqual(h.count, Int64(values.count), file: file, line: line)
+        let sorted = values.sorted()
+        for p in percentiles {
+            let exact = exactPercentile(sorted, p), got = h.value(atPercentile: p)
+            XCTAssertGreaterThanOrEqual(got, exact, "p\(p)", file: file, line: line)
+            XCTAssertLessThanOrEqual(Double(got - exact), Double(exact) / 1000, "p\(p)", file: file, line: line)
+        }
+    }
 }
