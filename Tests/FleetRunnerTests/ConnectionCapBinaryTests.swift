@@ -34,12 +34,15 @@ final class ConnectionCapBinaryTests: XCTestCase {
         XCTAssertEqual((results["errors"] as? [Any])?.count, 0, "\(results["errors"] ?? "no errors key")")
         let counters = try XCTUnwrap(results["counters"] as? [String: Any])
         XCTAssertEqual((counters["users_started:burst"] as? NSNumber)?.intValue, 300)
-        // The wait behind the cap is latency, not lost: some /config answers took past 2 × 2 s.
+        // The wait behind the cap is latency, not lost: with no wait every /config answer takes one
+        // 2 s hold (p50 ~2.05 s); the requests behind the cap wait most of another. Runs read a
+        // max of 3.9-4.1 s, so the bound is 1.5 holds (it was 2, which a run on a busy machine
+        // missed at 3.91 s).
         let endpoints = try E2E.csv(report.appendingPathComponent("endpoints.csv").path)
         let config = try XCTUnwrap(endpoints.rows["GET /config"], "\(endpoints.rows.keys)")
         let column = { (name: String) in endpoints.header.firstIndex(of: name).map { Double(config[$0]) ?? -1 } ?? -1 }
         XCTAssertGreaterThanOrEqual(column("count"), 300, "\(config)")
         XCTAssertEqual(column("errors"), 0, "\(config)")
-        XCTAssertGreaterThan(column("max_ms"), 4_000, "\(config)")
+        XCTAssertGreaterThan(column("max_ms"), 3_000, "\(config)")
     }
 }
