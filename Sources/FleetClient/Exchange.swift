@@ -75,23 +75,31 @@ public struct Exchange: Sendable {
     /// exchange: three `split`s into arrays were 2 % of a journey's CPU, a walk by String index
     /// ~3k instructions an exchange).
     public var pathID: String? {
-        var template = self.template, path = self.path
-        return template.withUTF8 { t -> String? in
+        guard let shape = route?.idSegment ?? (route == nil ? Self.idSegment(ofTemplate: unlisted) : nil) else { return nil }
+        var path = self.path
+        return path.withUTF8 { p -> String? in
+            var id: String?
+            let pathCount = Self.segments(p) { i, seg in
+                if i == shape.at { id = String(decoding: seg, as: UTF8.self) }
+            }
+            return pathCount == shape.of ? id : nil
+        }
+    }
+
+    /// Where a template's first `{id}` sits among its path's segments, and how many it has; nil
+    /// without one. A route knows its own (`Route.idSegment`): walking its template again for every
+    /// exchange was ~1k instructions (bench/instructions.sh).
+    static func idSegment(ofTemplate template: String) -> (at: Int, of: Int)? {
+        var template = template
+        return template.withUTF8 { t -> (at: Int, of: Int)? in
             // The path part of `GET /attempts/{id}` (a template without a method is all path).
             let pathStart = t.firstIndex(of: 0x20).map { $0 + 1 } ?? 0
             let tail = UnsafeBufferPointer(rebasing: t[pathStart...])
             var idAt: Int?
-            let templateCount = Self.segments(tail) { i, seg in
+            let count = Self.segments(tail) { i, seg in
                 if idAt == nil, seg.elementsEqual("{id}".utf8) { idAt = i }
             }
-            guard let idAt else { return nil }
-            return path.withUTF8 { p -> String? in
-                var id: String?
-                let pathCount = Self.segments(p) { i, seg in
-                    if i == idAt { id = String(decoding: seg, as: UTF8.self) }
-                }
-                return pathCount == templateCount ? id : nil
-            }
+            return idAt.map { ($0, count) }
         }
     }
 

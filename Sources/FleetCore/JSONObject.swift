@@ -27,19 +27,38 @@ public struct JSONObject: Sendable, Equatable, Sequence, ExpressibleByDictionary
     /// Members as parsed, in order; a repeated key keeps its first place and its last value
     /// (RFC 8259 leaves repeats open; the last one winning is what the dictionary did).
     init(parsed: ArraySlice<(String, JSONValue)>) {
-        members = []
-        members.reserveCapacity(parsed.count)
         // Pairwise up to a few dozen members; a hash set beyond, so a hostile object of many keys
-        // stays linear to parse.
+        // stays linear to parse. Without a repeat (every answer of a sane server) the members are
+        // the slice itself, copied once: inserting them one by one through the subscript's setter
+        // regrew the array on top of its reserve (bench/instructions.sh: ~1k instructions an answer).
         if parsed.count <= 32 {
+            if !Self.repeatsKey(parsed) { members = Array(parsed); return }
+            members = []
             for (k, v) in parsed { self[k] = v }
             return
         }
+        members = []
+        members.reserveCapacity(parsed.count)
         var at: [String: Int] = [:]
         at.reserveCapacity(parsed.count)
         for (k, v) in parsed {
             if let i = at[k] { members[i].value = v } else { at[k] = members.count; members.append((k, v)) }
         }
+    }
+
+    /// Whether two members share a key (lengths compared first: they sit in the strings' bits).
+    private static func repeatsKey(_ m: ArraySlice<(String, JSONValue)>) -> Bool {
+        var i = m.startIndex
+        while i < m.endIndex {
+            let n = m[i].0.utf8.count
+            var j = m.startIndex
+            while j < i {
+                if m[j].0.utf8.count == n && m[j].0 == m[i].0 { return true }
+                j += 1
+            }
+            i += 1
+        }
+        return false
     }
 
     public var count: Int { members.count }

@@ -16,6 +16,19 @@ final class ExchangePathIDTests: XCTestCase {
         XCTAssertEqual(id("/sessions/{id}", "/sessions/é1"), "é1", "a template without a method, a non-ASCII id")
     }
 
+    func testEachRouteKnowsWhereItsTemplatePutsTheID() {
+        for r in Route.allCases {
+            let derived = Exchange.idSegment(ofTemplate: r.rawValue)
+            XCTAssertEqual(r.idSegment?.at, derived?.at, "\(r)")
+            XCTAssertEqual(r.idSegment?.of, derived?.of, "\(r)")
+        }
+        XCTAssertEqual(Route.completeSession.idSegment?.at, 1)
+        XCTAssertEqual(Route.completeSession.idSegment?.of, 3)
+        XCTAssertNil(Route.getHome.idSegment)
+        // An exchange under an unlisted template still walks it.
+        XCTAssertEqual(id("GET /x/y/{id}", "/x/y/z"), "z")
+    }
+
     func testNoIDWhenTheShapesDifferOrTheTemplateHasNone() {
         XCTAssertNil(id("GET /attempts/{id}", "/attempts/a_1/audio"), "more segments than the template")
         XCTAssertNil(id("GET /attempts/{id}/audio", "/attempts/a_1"), "fewer segments than the template")
