@@ -24,8 +24,8 @@ import PackageDescription
 // recorder's shards) called swift_beginAccess/endAccess, ~160 times a request, ~7.7k of the
 // journeys' instructions per request (bench/instructions.sh). The compile-time checks stay, and
 // debug builds (every test) keep the run-time ones, so an overlapping access still fails a test.
-let crossModule: [SwiftSetting] = [.unsafeFlags(["-cross-module-optimization", "-enforce-exclusivity=unchecked"],
-                                                .when(configuration: .release))]
+let releaseOptimizations: [SwiftSetting] = [.unsafeFlags(["-cross-module-optimization", "-enforce-exclusivity=unchecked"],
+                                                         .when(configuration: .release))]
 
 // The modules on a virtual user's request path: their nonisolated async functions run on the
 // caller's executor (SE-0461) instead of hopping to the generic one, a swift_task_switch that
@@ -104,5 +104,5 @@ let package = Package(
 
 for target in package.targets where [.regular, .executable].contains(target.type)
     && (target.name.hasPrefix("Fleet") || target.name == "fleet") {
-    target.swiftSettings = (target.swiftSettings ?? []) + crossModule
+    target.swiftSettings = (target.swiftSettings ?? []) + releaseOptimizations
 }

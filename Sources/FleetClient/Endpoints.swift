@@ -31,19 +31,13 @@ public enum Route: String, CaseIterable, Sendable, Comparable, CustomStringConve
     public static func < (a: Route, b: Route) -> Bool { a.rawValue < b.rawValue }
 
     /// Where the template's `{id}` sits among its path's segments and how many segments it has
-    /// (`/sessions/{id}/complete`: at 1 of 3); nil without one. Spelled out, not derived from the
-    /// raw value per call: the checker asks for every exchange. A test holds each case to what
-    /// its raw value says (`Exchange.idSegment(ofTemplate:)`).
-    var idSegment: (at: Int, of: Int)? {
-        switch self {
-        case .getSession, .deleteSession, .getAttempt: return (1, 2)
-        case .readingComplete, .createAttempt, .completeSession, .abandonSession,
-             .submitAttempt, .retryAttempt, .getExemplar, .getAttemptAudio, .postFeedback: return (1, 3)
-        case .authAnonymous, .authRefresh, .getConfig, .getMe, .patchMe, .putPushToken, .deleteMe, .deleteTrainingData,
-             .getTopics, .postOnboarding, .getPlan, .getPaywall, .postTransaction, .getArticles, .getHome, .getGrowth,
-             .createSession, .upload: return nil
-        }
-    }
+    /// (`/sessions/{id}/complete`: at 1 of 3); nil without one. Read off each raw value once, not
+    /// per call: the checker asks for every exchange, and walking the template was ~1k
+    /// instructions an exchange (bench/instructions.sh).
+    var idSegment: (at: Int, of: Int)? { Self.idSegments[self] }
+
+    private static let idSegments: [Route: (at: Int, of: Int)] = Dictionary(uniqueKeysWithValues:
+        allCases.compactMap { r in Exchange.idSegment(ofTemplate: r.rawValue).map { (r, $0) } })
 }
 
 /// The name a request is recorded under: its route, after the prefix of the requests made apart

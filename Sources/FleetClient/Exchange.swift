@@ -75,7 +75,9 @@ public struct Exchange: Sendable {
     /// exchange: three `split`s into arrays were 2 % of a journey's CPU, a walk by String index
     /// ~3k instructions an exchange).
     public var pathID: String? {
-        guard let shape = route?.idSegment ?? (route == nil ? Self.idSegment(ofTemplate: unlisted) : nil) else { return nil }
+        let shape: (at: Int, of: Int)?
+        if let route { shape = route.idSegment } else { shape = Self.idSegment(ofTemplate: unlisted) }
+        guard let shape else { return nil }
         var path = self.path
         return path.withUTF8 { p -> String? in
             var id: String?
@@ -87,8 +89,7 @@ public struct Exchange: Sendable {
     }
 
     /// Where a template's first `{id}` sits among its path's segments, and how many it has; nil
-    /// without one. A route knows its own (`Route.idSegment`): walking its template again for every
-    /// exchange was ~1k instructions (bench/instructions.sh).
+    /// without one. A route reads its own once (`Route.idSegment`).
     static func idSegment(ofTemplate template: String) -> (at: Int, of: Int)? {
         var template = template
         return template.withUTF8 { t -> (at: Int, of: Int)? in

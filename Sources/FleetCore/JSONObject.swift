@@ -26,13 +26,14 @@ public struct JSONObject: Sendable, Equatable, Sequence, ExpressibleByDictionary
 
     /// Members as parsed, in order; a repeated key keeps its first place and its last value
     /// (RFC 8259 leaves repeats open; the last one winning is what the dictionary did).
-    init(parsed: ArraySlice<(String, JSONValue)>) {
+    init(parsed: [Element]) {
         // Pairwise up to a few dozen members; a hash set beyond, so a hostile object of many keys
-        // stays linear to parse. Without a repeat (every answer of a sane server) the members are
-        // the slice itself, copied once: inserting them one by one through the subscript's setter
-        // regrew the array on top of its reserve (bench/instructions.sh: ~1k instructions an answer).
+        // stays linear to parse. Without a repeat (every answer of a sane server) the parser's
+        // array becomes the members as it is. Its elements carry our labels: an array of
+        // unlabelled pairs was converted element by element (~4k instructions a request), and
+        // inserting members one by one through the subscript's setter regrew the array.
         if parsed.count <= 32 {
-            if !Self.repeatsKey(parsed) { members = Array(parsed); return }
+            if !Self.repeatsKey(parsed) { members = parsed; return }
             members = []
             for (k, v) in parsed { self[k] = v }
             return
@@ -46,20 +47,18 @@ public struct JSONObject: Sendable, Equatable, Sequence, ExpressibleByDictionary
         }
     }
 
-    /// Whether two members share a key (lengths compared first: they sit in the strings' bits).
-    private static func repeatsKey(_ m: ArraySlice<(String, JSONValue)>) -> Bool {
-        var i = m.startIndex
-        while i < m.endIndex {
-            let n = m[i].0.utf8.count
-            var j = m.startIndex
-            while j < i {
-                if m[j].0.utf8.count == n && m[j].0 == m[i].0 { return true }
-                j += 1
-            }
-            i += 1
+    /// Whether two members share a key.
+    private static func repeatsKey(_ m: [Element]) -> Bool {
+        for i in m.indices {
+            for j in 0..<i where sameKey(m[j].key, m[i].key) { return true }
         }
         return false
     }
+
+    /// Key equality, the lengths first: they sit in the strings' own bits, where `==` on two
+    /// different strings is a call into the standard library.
+    @inline(__always)
+    private static func sameKey(_ a: String, _ b: String) -> Bool { a.utf8.count == b.utf8.count && a == b }
 
     public var count: Int { members.count }
     public var isEmpty: Bool { members.isEmpty }
@@ -69,15 +68,11 @@ public struct JSONObject: Sendable, Equatable, Sequence, ExpressibleByDictionary
 
     public subscript(key: String) -> JSONValue? {
         get {
-            // The lengths first: they sit in the strings' own bits, where `==` on two different
-            // strings is a call into the standard library.
-            let n = key.utf8.count
-            for m in members where m.key.utf8.count == n && m.key == key { return m.value }
+            for m in members where Self.sameKey(m.key, key) { return m.value }
             return nil
         }
         set {
-            let n = key.utf8.count
-            let i = members.firstIndex { $0.key.utf8.count == n && $0.key == key }
+            let i = members.firstIndex { Self.sameKey($0.key, key) }
             switch (i, newValue) {
             case let (i?, v?): members[i].value = v
             case let (i?, nil): members.remove(at: i)

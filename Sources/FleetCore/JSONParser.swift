@@ -38,14 +38,8 @@ extension JSONValue {
 private struct Parser {
     let bytes: UnsafeBufferPointer<UInt8>
     var i = 0
-    /// The members of the objects being read, innermost last: one buffer for the whole document,
-    /// so that each object's member array is made once at its final size.
-    var members: [(String, JSONValue)] = []
 
-    init(bytes: UnsafeBufferPointer<UInt8>) {
-        self.bytes = bytes
-        members.reserveCapacity(16)  // one allocation for most answers, not one per doubling
-    }
+    init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
 
     mutating func skipSpace() {
         while i < bytes.count, bytes[i] == 0x20 || bytes[i] == 0x0a || bytes[i] == 0x0d || bytes[i] == 0x09 { i += 1 }
@@ -79,7 +73,10 @@ private struct Parser {
         i += 1
         skipSpace()
         if i < bytes.count, bytes[i] == UInt8(ascii: "}") { i += 1; return .object([:]) }
-        let first = members.count
+        // Each object's own array, which becomes its members without a copy. Reserved for the
+        // API's objects (up to ~10 members) so that most are one allocation, not one per doubling.
+        var members: [JSONObject.Element] = []
+        members.reserveCapacity(Self.membersReserved)
         while true {
             skipSpace()
             guard i < bytes.count, bytes[i] == UInt8(ascii: "\"") else { throw fail("expected a string key") }
@@ -89,17 +86,17 @@ private struct Parser {
             i += 1
             skipSpace()
             let v = try value(depth: depth + 1)
-            members.append((k, v))
+            members.append((key: k, value: v))
             skipSpace()
             guard i < bytes.count else { throw fail("unterminated object") }
             if bytes[i] == UInt8(ascii: ",") { i += 1; continue }
             if bytes[i] == UInt8(ascii: "}") { i += 1; break }
             throw fail("expected ',' or '}'")
         }
-        let o = JSONObject(parsed: members[first...])  // a repeated key: the last one wins
-        members.removeSubrange(first...)
-        return .object(o)
+        return .object(JSONObject(parsed: members))  // a repeated key: the last one wins
     }
+
+    static let membersReserved = 12
 
     mutating func array(depth: Int) throws(JSONParseError) -> JSONValue {
         i += 1

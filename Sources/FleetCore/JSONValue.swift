@@ -147,7 +147,7 @@ extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, Ex
     public init(booleanLiteral value: Bool) { self = .bool(value) }
     public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
     public init(dictionaryLiteral elements: (String, JSONValue)...) {
-        self = .object(JSONObject(parsed: elements[...]))  // a repeated key: the last one wins
+        self = .object(JSONObject(parsed: elements.map { (key: $0.0, value: $0.1) }))  // a repeated key: the last one wins
     }
     public init(nilLiteral: ()) { self = .null }
 
