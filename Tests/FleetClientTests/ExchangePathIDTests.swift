@@ -28,6 +28,7 @@ final class ExchangePathIDTests: XCTestCase {
             XCTAssertEqual(r.idSegment?.of, expected[r]?.of, "\(r)")
             XCTAssertEqual(r.idSegment != nil, r.rawValue.contains("{id}"), "\(r)")
         }
+        for (i, r) in Route.allCases.enumerated() { XCTAssertEqual(r.ordinal, i, "\(r)") }
         // An exchange under a listed route and one under an unlisted template read the same way.
         XCTAssertEqual(Exchange(route: .submitAttempt, path: "/attempts/a7/submit", status: 200, body: nil,
                                 intended: 0, sent: 0, received: 0).pathID, "a7")
