@@ -79,6 +79,9 @@ final class ReadInvariantTests: XCTestCase {
         XCTAssertEqual(HTTPDate.parseMillis("Sun, 06 Nov 1994 08:49:37 GMT"), 784_111_777_000)
         XCTAssertNil(HTTPDate.parseMillis("Sunday, 06-Nov-94 08:49:37 GMT"))
         XCTAssertEqual(HTTPDate.parseMillis("Wed, 2 Dec 2026 00:31:33 GMT"), 1_796_171_493_000)
+        XCTAssertEqual(HTTPDate.parseMillis("Thu, 01 Jan 1970 00:00:00 GMT"), 0, "the first month")
+        XCTAssertEqual(HTTPDate.parseMillis("Sat, 29 Feb 2020 12:00:00 GMT"), 1_582_977_600_000)
+        XCTAssertNil(HTTPDate.parseMillis("Thu, 01 jan 1970 00:00:00 GMT"), "month names are case-sensitive")
         for bad in ["Wed, 02 Dec 2026 00:31:33 GMTX", "Wed, 02 Dek 2026 00:31:33 GMT", "Wed, 32 Dec 2026 00:31:33 GMT",
                     "Wed, 02 Dec 2026 24:00:00 GMT", "Wed, 02 Dec 2026 00:31 GMT", "", "Wed,"] {
             XCTAssertNil(HTTPDate.parseMillis(bad), bad)
