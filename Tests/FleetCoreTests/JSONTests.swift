@@ -83,6 +83,24 @@ final class JSONTests: XCTestCase {
         XCTAssertEqual(a.filter { $0.key != "z" }.count, 0)
     }
 
+    /// A document over 64 KiB (where objects get no room reserved) reads as a small one does.
+    func testALargeDocumentOfSmallObjectsReadsLikeASmallOne() throws {
+        let count = 12_000
+        var doc = "["
+        for n in 0..<count { doc += (n > 0 ? "," : "") + "{\"a\":\(n),\"b\":[\(n)],\"a\":\(n + 1)}" }
+        doc += "]"
+        XCTAssertGreaterThan(doc.utf8.count, 64 << 10)
+        let large = try XCTUnwrap(JSONValue.parse(doc).array)
+        XCTAssertEqual(large.count, count)
+        for n in [0, 1, 6_000, count - 1] {
+            XCTAssertEqual(large[n].object?.keys, ["a", "b"], "\(n)")
+            XCTAssertEqual(large[n]["a"]?.int, n + 1, "\(n): the last of a repeated key")
+            XCTAssertEqual(large[n]["b"]?[0]?.int, n, "\(n)")
+        }
+        let small = try JSONValue.parse(#"[{"a":0,"b":[0],"a":1}]"#)
+        XCTAssertEqual(small, .array([large[0]]))
+    }
+
     func testSerialisationIsSortedAndRoundTrips() throws {
         let v: JSONValue = ["z": 1, "a": ["s": "line\nbreak", "n": nil], "m": [true, 1.5]]
         XCTAssertEqual(v.serialized(), #"{"a":{"n":null,"s":"line\nbreak"},"m":[true,1.5],"z":1}"#)
