@@ -135,7 +135,7 @@ public protocol ExchangeObserver: Sendable {
 /// Parses an HTTP `Date` header (IMF-fixdate, `Sun, 06 Nov 1994 08:49:37 GMT`) to Unix milliseconds.
 public enum HTTPDate {
     /// Each month's three letters as one number (`Jan`: 0x4A616E): a month is found by comparing
-    /// one integer, not three bytes of an array of arrays (half the ~450 instructions of a parse).
+    /// one integer, not three bytes of an array of arrays (a parse ~580 → ~520 instructions).
     private static let months: [UInt32] = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
         .map { $0.utf8.reduce(0) { $0 << 8 | UInt32($1) } }
 

@@ -42,8 +42,8 @@ private struct Parser {
     /// members as it is (a shared buffer of members, copied out at each object's end, cost ~2.5k
     /// instructions a request in retains, releases and the runtime's generic destroy). Room for
     /// the API's objects (up to ~10 members) makes most of them one allocation. Not in a large
-    /// document: 16 MB of `{"a":1},` from a hostile server is 2 M objects, ~1 GB at 12 members'
-    /// room each; grown from empty, as it is then, ~160 MB.
+    /// document: 16 MB of `{"a":1},` from a hostile server is 2 M objects, which at 512 bytes each
+    /// (12 members' room) would be ~1 GB; grown from empty, as they are then, ~80 bytes each.
     let membersReserved: Int
 
     init(bytes: UnsafeBufferPointer<UInt8>) {
