@@ -19,9 +19,7 @@ public struct JSONObject: Sendable, Equatable, Sequence, ExpressibleByDictionary
 
     /// Repeated keys in a literal keep the last value (a dictionary literal would trap).
     public init(dictionaryLiteral elements: (String, JSONValue)...) {
-        members = []
-        members.reserveCapacity(elements.count)
-        for (k, v) in elements { self[k] = v }
+        self.init(parsed: elements.map { (key: $0.0, value: $0.1) })
     }
 
     /// Members as parsed, in order; a repeated key keeps its first place and its last value

@@ -30,7 +30,8 @@ enum HTTPHeaderBlock: Sendable {
         case .raw(let bytes):
             // The name's own bytes (a header name is short, so inline): no array made per lookup.
             // A line is judged by its first bytes and the colon after them: a line of another
-            // name is passed over without looking for its colon (the lookup of `Date` ~1.0k → ~0.7k instructions).
+            // name is passed over without looking for its colon (the lookup of `Date` ~1.0k →
+            // ~0.7k instructions).
             var name = name
             return name.withUTF8 { wanted in
                 let k = wanted.count

@@ -134,7 +134,7 @@ public struct Histogram: Sendable {
 
     /// A window's first bins, reserved at once: most endpoint windows see a few samples. Not
     /// more: closed windows are kept, sparse, for the whole run (an hour is 3,600 per name).
-    static let sparseFirstCapacity = 4
+    private static let sparseFirstCapacity = 4
 
     /// Moves the last element to `at`, shifting the ones from `at` up by one.
     @inline(__always)
