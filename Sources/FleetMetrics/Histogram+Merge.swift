@@ -52,24 +52,34 @@ extension Histogram {
         maxValue = Swift.max(maxValue, other.maxValue)
     }
 
-    /// Merges two sparse forms into one sparse form without allocating a dense array.
+    /// Merges two sparse forms into one sparse form without allocating a dense array. Written
+    /// into uninitialised storage: appending element by element, with its capacity and bounds
+    /// checks, was ~1.2k instructions a merge of two small windows (the recorder merges every
+    /// window of every metric as it closes, once per shard that saw it).
     private mutating func mergeSparse(_ other: Histogram) {
-        var indices: [Int32] = []
-        var counts: [Int64] = []
-        indices.reserveCapacity(sparseIndices.count + other.sparseIndices.count)
-        counts.reserveCapacity(indices.capacity)
-        var i = 0, j = 0
-        while i < sparseIndices.count || j < other.sparseIndices.count {
-            if j >= other.sparseIndices.count || (i < sparseIndices.count && sparseIndices[i] < other.sparseIndices[j]) {
-                indices.append(sparseIndices[i]); counts.append(sparseCounts[i]); i += 1
-            } else if i >= sparseIndices.count || other.sparseIndices[j] < sparseIndices[i] {
-                indices.append(other.sparseIndices[j]); counts.append(other.sparseCounts[j]); j += 1
-            } else {
-                indices.append(sparseIndices[i]); counts.append(sparseCounts[i] &+ other.sparseCounts[j])
-                i += 1; j += 1
+        let n = sparseIndices.count, m = other.sparseIndices.count
+        guard m > 0 else { return }
+        guard n > 0 else { sparseIndices = other.sparseIndices; sparseCounts = other.sparseCounts; return }
+        var merged = 0
+        let counts = [Int64](unsafeUninitializedCapacity: n + m) { cOut, cCount in
+            sparseIndices = [Int32](unsafeUninitializedCapacity: n + m) { iOut, iCount in
+                sparseIndices.withUnsafeBufferPointer { ai in sparseCounts.withUnsafeBufferPointer { ac in
+                other.sparseIndices.withUnsafeBufferPointer { bi in other.sparseCounts.withUnsafeBufferPointer { bc in
+                    var i = 0, j = 0, k = 0
+                    while i < n && j < m {
+                        if ai[i] < bi[j] { iOut[k] = ai[i]; cOut[k] = ac[i]; i += 1 }
+                        else if bi[j] < ai[i] { iOut[k] = bi[j]; cOut[k] = bc[j]; j += 1 }
+                        else { iOut[k] = ai[i]; cOut[k] = ac[i] &+ bc[j]; i += 1; j += 1 }
+                        k += 1
+                    }
+                    while i < n { iOut[k] = ai[i]; cOut[k] = ac[i]; i += 1; k += 1 }
+                    while j < m { iOut[k] = bi[j]; cOut[k] = bc[j]; j += 1; k += 1 }
+                    merged = k
+                }}}}
+                iCount = merged
             }
+            cCount = merged
         }
-        sparseIndices = indices
         sparseCounts = counts
     }
 

@@ -275,10 +275,7 @@ public final class Recorder: Sendable {
 
     private func fold(before window: Int) {
         closed.withLock { c in
-            for shard in shards {
-                let (m, e) = shard.state.withLock { $0.takeWindows(before: window) }
-                c.add(metrics: m, endpoints: e)
-            }
+            for shard in shards { shard.state.withLock { $0.fold(before: window, into: &c) } }
         }
     }
 }

@@ -39,19 +39,23 @@ struct ShardState {
         return e
     }
 
-    /// Takes every window before `window` out of this shard (see `MetricSlot.takeWindows`).
-    /// A list, not a table: each name is unique here, and `ClosedWindows.add` looks it up once.
-    mutating func takeWindows(before window: Int) -> (metrics: [TakenWindows], endpoints: [TakenWindows]) {
-        var m: [TakenWindows] = [], e: [TakenWindows] = []
+    /// Moves every window before `window` out of this shard into `closed` (see
+    /// `MetricSlot.takeWindows`). Under this shard's lock: the merge is short (a few windows,
+    /// sparse), and the slots never leave the lock, so they need not be Sendable values.
+    mutating func fold(before window: Int, into closed: inout ClosedWindows) {
+        // One list for the whole shard, each name's windows a slice of it (`removeAll(keepingCapacity:)`
+        // between names went through the generic `replaceSubrange`, ~1k instructions a name).
+        var ws: [WindowSlot] = []
         for (name, s) in metrics {
-            let ws = s.takeWindows(before: window)
-            if !ws.isEmpty { m.append((name, ws)) }
+            let first = ws.count
+            s.takeWindows(before: window, into: &ws)
+            if ws.count > first { ClosedWindows.merge(ws[first...], into: &closed.metrics[name, default: [:]]) }
         }
         for (name, s) in endpoints {
-            let ws = s.latency.takeWindows(before: window)
-            if !ws.isEmpty { e.append((name, ws)) }
+            let first = ws.count
+            s.latency.takeWindows(before: window, into: &ws)
+            if ws.count > first { ClosedWindows.merge(ws[first...], into: &closed.endpoints[name, default: [:]]) }
         }
-        return (m, e)
     }
 
     /// Everything in the shard as values (histograms compacted), for a snapshot.
@@ -65,9 +69,6 @@ struct ShardState {
                    endpoints: endpoints.mapValues { $0.part(windows: range, breakdowns: breakdowns) })
     }
 }
-
-/// The windows of one metric or endpoint taken out of a shard.
-typealias TakenWindows = (name: String, windows: [MetricWindow])
 
 /// A shard's contents as Sendable values.
 struct ShardParts: Sendable {
@@ -95,23 +96,30 @@ struct ClosedWindows {
     var metrics: [String: [Int: MetricWindow]] = [:]
     var endpoints: [String: [Int: MetricWindow]] = [:]
 
-    mutating func add(metrics m: [TakenWindows], endpoints e: [TakenWindows]) {
-        for (name, ws) in m { Self.merge(ws, into: &metrics[name, default: [:]]) }
-        for (name, ws) in e { Self.merge(ws, into: &endpoints[name, default: [:]]) }
+    /// Merges windows taken out of a shard, each made sparse first (a dense one merged into a
+    /// sparse one would turn the kept window dense).
+    static func merge(_ ws: ArraySlice<WindowSlot>, into table: inout [Int: MetricWindow]) {
+        for w in ws {
+            w.compact()
+            add(MetricWindow(index: w.index, corrected: w.corrected, uncorrected: w.uncorrected, errors: w.errors), into: &table)
+        }
     }
 
     static func merge(_ ws: [MetricWindow], into table: inout [Int: MetricWindow]) {
-        for w in ws {
-            if let i = table.index(forKey: w.index) {
-                // In place: a copy taken out of the table shares its arrays, so adding into a
-                // dense one duplicated its counts first, and putting it back was a second lookup
-                // (with the copy's retains and releases, ~4k instructions a window and shard).
-                table.values[i].corrected.absorb(w.corrected)
-                table.values[i].uncorrected.absorb(w.uncorrected)
-                table.values[i].errors += w.errors
-            } else {
-                table[w.index] = w
-            }
+        for w in ws { add(w, into: &table) }
+    }
+
+    @inline(__always)
+    private static func add(_ w: MetricWindow, into table: inout [Int: MetricWindow]) {
+        if let i = table.index(forKey: w.index) {
+            // In place: a copy taken out of the table shares its arrays, so adding into a
+            // dense one duplicated its counts first, and putting it back was a second lookup
+            // (with the copy's retains and releases, ~4k instructions a window and shard).
+            table.values[i].corrected.absorb(w.corrected)
+            table.values[i].uncorrected.absorb(w.uncorrected)
+            table.values[i].errors += w.errors
+        } else {
+            table[w.index] = w
         }
     }
 }

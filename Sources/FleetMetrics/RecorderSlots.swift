@@ -19,6 +19,13 @@ final class WindowSlot {
     func closed() -> MetricWindow {
         MetricWindow(index: index, corrected: corrected.compacted(), uncorrected: uncorrected.compacted(), errors: errors)
     }
+
+    /// Turns the window's histograms sparse in place, once it has left its shard (nothing
+    /// records into it any more): a window that went dense is kept in the sparse form.
+    func compact() {
+        corrected.compact()
+        uncorrected.compact()
+    }
 }
 
 /// A metric's running histograms in one shard: whole run and the windows not yet folded into
@@ -53,16 +60,17 @@ final class MetricSlot {
         return w
     }
 
-    /// Removes the windows before `window` and hands them back closed (sparse), for the
-    /// recorder to merge into its store. A late sample for one of them opens it here again, and
-    /// it is folded again later: merging is exact, so a window may arrive in several parts.
-    func takeWindows(before window: Int) -> [MetricWindow] {
+    /// Removes the windows before `window` and hands them over, for the recorder to merge into
+    /// its store. A late sample for one of them opens it here again, and it is folded again
+    /// later: merging is exact, so a window may arrive in several parts. The slots themselves
+    /// are handed over (no one records into them once removed): closing each into a value here
+    /// copied two histograms a window, ~3k instructions a window and shard (bench/instructions.sh).
+    func takeWindows(before window: Int, into out: inout [WindowSlot]) {
         if let c = current, c.index < window { current = nil }
-        var out: [MetricWindow] = []
-        for (index, w) in windows where index < window { out.append(w.closed()) }
+        let first = out.count
+        for (index, w) in windows where index < window { out.append(w) }
         // Removed in place: `filter` built a new table every second for every metric.
-        for w in out { windows.removeValue(forKey: w.index) }
-        return out
+        for k in first..<out.count { windows.removeValue(forKey: out[k].index) }
     }
 
     /// Everything this shard holds for the metric, as a value. The totals stay dense (a
@@ -131,8 +139,10 @@ final class JourneySlot {
     let journey: String
     let cohort: String
     var started: Int64 = 0, completed: Int64 = 0, abandoned: Int64 = 0, failed: Int64 = 0
-    var stepOrder: [String] = []
-    var reached: [String: Int64] = [:]
+    /// Steps in the order first reached, with how many users reached each: a list, not a
+    /// table (a journey has a dozen steps or so), so that reaching one compares a few strings,
+    /// the lengths first, instead of hashing the name (bench/instructions.sh: ~400 instructions).
+    var steps: [StepCount] = []
     var exits: [JourneyExitKey: Int64] = [:]
     var duration = Histogram()
 
@@ -142,16 +152,18 @@ final class JourneySlot {
     }
 
     func reach(_ step: String) {
-        // One hash of the step on the common path (a step reached before), not a read and a write.
-        if let i = reached.index(forKey: step) { reached.values[i] += 1 }
-        else { reached[step] = 1; stepOrder.append(step) }
+        for i in steps.indices where steps[i].step.utf8.count == step.utf8.count && steps[i].step == step {
+            steps[i].reached += 1
+            return
+        }
+        steps.append(StepCount(step: step, reached: 1))
     }
 
     func result() -> JourneyResult {
         JourneyResult(
             journey: journey, cohort: cohort, started: started, completed: completed,
             abandoned: abandoned, failed: failed,
-            steps: stepOrder.map { StepCount(step: $0, reached: reached[$0] ?? 0) },
+            steps: steps,
             exits: exits.map { JourneyExit(outcome: $0.key.outcome, step: $0.key.step, code: $0.key.code, count: $0.value) }
                 .sorted { $0.sortKey < $1.sortKey },
             duration: duration.compacted())
@@ -174,6 +186,7 @@ struct JourneyExitKey: Hashable {
 struct RecorderEvents {
     var errors: [ErrorKey: ErrorSlot] = [:]
     var journeys: [JourneyKey: JourneySlot] = [:]
+    private var lastJourney: JourneySlot?
     var counters: [String: Int64] = [:]
     var health: [Int: HealthSample] = [:]
     var journeysStarted: Int64 = 0, journeysCompleted: Int64 = 0, journeysFailed: Int64 = 0
@@ -200,10 +213,14 @@ struct RecorderEvents {
     }
 
     mutating func journeySlot(_ journey: String, _ cohort: String) -> JourneySlot {
+        // The slot used last, when it is the same journey and cohort: users of one scenario
+        // mostly walk one journey, and comparing two names (the same strings, most often the
+        // same storage) costs less than hashing both for the table (~500 instructions a step).
+        if let s = lastJourney, s.journey == journey, s.cohort == cohort { return s }
         let key = JourneyKey(journey: journey, cohort: cohort)
-        if let s = journeys[key] { return s }
-        let s = JourneySlot(journey: journey, cohort: cohort)
-        journeys[key] = s
+        let s: JourneySlot
+        if let found = journeys[key] { s = found } else { s = JourneySlot(journey: journey, cohort: cohort); journeys[key] = s }
+        lastJourney = s
         return s
     }
 

@@ -142,6 +142,28 @@ final class RecorderTests: XCTestCase {
         XCTAssertEqual(live.journeysFailed, 1)
     }
 
+    func testInterleavedJourneysKeepTheirOwnFunnels() throws {
+        // Users of two journeys and two cohorts reach steps in turns: each (journey, cohort)
+        // keeps its own counts and the order its steps were first reached, even when the slot
+        // reached last belongs to another, and a step name that is another's prefix is its own.
+        let r = Recorder(startNanos: second)
+        let walk: [(String, String, String)] = [
+            ("dailyQuest", "new", "home"), ("firstLaunch", "new", "install"), ("dailyQuest", "new", "home"),
+            ("dailyQuest", "returning", "home"), ("dailyQuest", "new", "record"), ("firstLaunch", "new", "install"),
+            ("dailyQuest", "new", "home_first_time"), ("dailyQuest", "new", "record"), ("dailyQuest", "returning", "settle"),
+        ]
+        for (journey, cohort, step) in walk { r.journeyReached(journey, cohort: cohort, step: step) }
+        let res = r.snapshot(meta)
+        func steps(_ journey: String, _ cohort: String) -> [StepCount]? {
+            res.journeys.first { $0.journey == journey && $0.cohort == cohort }?.steps
+        }
+        XCTAssertEqual(res.journeys.count, 3)
+        XCTAssertEqual(steps("dailyQuest", "new"), [StepCount(step: "home", reached: 2), StepCount(step: "record", reached: 2),
+                                                    StepCount(step: "home_first_time", reached: 1)])
+        XCTAssertEqual(steps("firstLaunch", "new"), [StepCount(step: "install", reached: 2)])
+        XCTAssertEqual(steps("dailyQuest", "returning"), [StepCount(step: "home", reached: 1), StepCount(step: "settle", reached: 1)])
+    }
+
     func testResultsJSONRoundTripIsExact() throws {
         let t0: UInt64 = 77 * second
         let r = Recorder(startNanos: t0)
