@@ -79,7 +79,7 @@ extension APIClient {
             e.status = r.status
             e.rawBody = r.body
             if !r.body.isEmpty { e.body = try? (parsed ?? Result { () throws(JSONParseError) in try JSONValue.parse(r.body) }).get() }
-            e.serverDateMs = r.header("Date").flatMap(HTTPDate.parseMillis)
+            e.serverDateMs = r.withHeader("Date") { $0.flatMap(HTTPDate.parseMillis) }
         }
         return e
     }

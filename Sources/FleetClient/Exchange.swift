@@ -145,10 +145,12 @@ public enum HTTPDate {
     /// visible share of the client's time per exchange.
     public static func parseMillis(_ s: String) -> Int64? {
         var s = s
-        return s.withUTF8 { parse($0) }
+        return s.withUTF8 { parseMillis($0) }
     }
 
-    private static func parse(_ b: UnsafeBufferPointer<UInt8>) -> Int64? {
+    /// The same, over the header's bytes as received (`HTTPResponse.withHeader`): no String is
+    /// made of a value that is only read back as bytes (~200 instructions an answer).
+    public static func parseMillis(_ b: UnsafeBufferPointer<UInt8>) -> Int64? {
         var i = 0
         func skipWord() { while i < b.count && b[i] != 0x20 { i += 1 } }
         func space() -> Bool { guard i < b.count, b[i] == 0x20 else { return false }; i += 1; return true }

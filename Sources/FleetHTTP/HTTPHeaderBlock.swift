@@ -24,9 +24,16 @@ enum HTTPHeaderBlock: Sendable {
 
     /// The first header called `name` (ASCII case-insensitive), found without splitting the rest.
     func first(_ name: String) -> String? {
+        withFirst(name) { $0.map { String(decoding: $0, as: UTF8.self) } }
+    }
+
+    /// Calls `body` with the value of the first header called `name` as bytes (nil without one):
+    /// a reader of bytes (the `Date` header, every answer) makes no String to read it back.
+    func withFirst<R>(_ name: String, _ body: (UnsafeBufferPointer<UInt8>?) -> R) -> R {
         switch self {
         case .parsed(let headers):
-            return headers.first { $0.name.caseInsensitiveEquals(name) }?.value
+            guard var value = headers.first(where: { $0.name.caseInsensitiveEquals(name) })?.value else { return body(nil) }
+            return value.withUTF8 { body($0) }
         case .raw(let bytes):
             // The name's own bytes (a header name is short, so inline): no array made per lookup.
             // A line is judged by its first bytes and the colon after them: a line of another
@@ -35,14 +42,14 @@ enum HTTPHeaderBlock: Sendable {
             var name = name
             return name.withUTF8 { wanted in
                 let k = wanted.count
-                var found: String?
+                var found: R?
                 Self.forEachLine(bytes) { line in
                     guard line.count > k, line[line.startIndex + k] == UInt8(ascii: ":"),
                           Self.asciiCaseInsensitiveEqual(line.prefix(k), wanted) else { return true }
-                    found = String(decoding: Self.trimmed(line.dropFirst(k + 1)), as: UTF8.self)
+                    found = body(UnsafeBufferPointer(rebasing: Self.trimmed(line.dropFirst(k + 1))))
                     return false
                 }
-                return found
+                return found ?? body(nil)
             }
         }
     }

@@ -100,6 +100,12 @@ public struct HTTPResponse: Sendable {
     public func header(_ name: String) -> String? {
         headerBlock.first(name)
     }
+
+    /// `body` with the first `name` header's value as bytes (nil without one), no String made;
+    /// the bytes are valid only inside `body`.
+    public func withHeader<R>(_ name: String, _ body: (UnsafeBufferPointer<UInt8>?) -> R) -> R {
+        headerBlock.withFirst(name, body)
+    }
 }
 
 extension String {

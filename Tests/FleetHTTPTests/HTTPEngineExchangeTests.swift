@@ -21,6 +21,13 @@ final class HTTPEngineExchangeTests: XCTestCase {
         XCTAssertEqual(response.header("x-trace"), "abc")
         XCTAssertEqual(response.header("CONTENT-TYPE"), "text/plain")
         XCTAssertNil(response.header("X-Missing"))
+        // The same lookups as bytes, over the raw block as received and over split headers.
+        XCTAssertEqual(response.withHeader("X-TRACE") { $0.map { Array($0) } }, Array("abc".utf8))
+        XCTAssertNil(response.withHeader("X-Missing") { $0.map { Array($0) } })
+        var split = response
+        split.headers = response.headers
+        XCTAssertEqual(split.withHeader("content-type") { $0.map { Array($0) } }, Array("text/plain".utf8))
+        XCTAssertNil(split.withHeader("X-Tra") { $0.map { Array($0) } }, "a prefix of a name is not the name")
         let t = response.timings
         XCTAssertGreaterThan(t.totalMicros, 0)
         XCTAssertGreaterThan(t.connectMicros, 0, "a fresh connection reports its connect time")
