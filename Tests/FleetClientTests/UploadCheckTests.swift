@@ -17,4 +17,22 @@ final class UploadCheckTests: XCTestCase {
             XCTAssertFalse(UploadCheck.isUsableURL(url), url.debugDescription)
         }
     }
+
+    func testEveryByteOfALongURLIsChecked() {
+        // Bytes are judged eight at a time: a bad byte at any offset of a word, or of the tail,
+        // is found, and the range's edges (0x21, 0x7E) pass wherever they sit.
+        let head = Array("http://h/".utf8), length = 41
+        for p in head.count..<length {
+            for bad: UInt8 in [0x00, 0x09, 0x1f, 0x20, 0x7f, 0x80, 0xc3, 0xff] {
+                var u = head + [UInt8](repeating: 0x61, count: length - head.count)
+                u[p] = bad
+                XCTAssertFalse(u.withUnsafeBufferPointer(UploadCheck.allVisibleASCII), "0x\(String(bad, radix: 16)) at \(p)")
+            }
+            for edge: UInt8 in [0x21, 0x7e] {
+                var u = head + [UInt8](repeating: 0x61, count: length - head.count)
+                u[p] = edge
+                XCTAssertTrue(u.withUnsafeBufferPointer(UploadCheck.allVisibleASCII), "0x\(String(edge, radix: 16)) at \(p)")
+            }
+        }
+    }
 }
