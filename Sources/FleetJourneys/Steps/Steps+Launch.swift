@@ -30,12 +30,42 @@ extension VirtualUser {
 
 /// Dotted version comparison (`1.10.0` > `1.9.3`); missing parts count as zero.
 public enum AppVersion {
+    /// Parts read as `Int(_:)` reads them (a sign allowed; not a number, or an overflow, is
+    /// zero), empty parts skipped as `split` skips them. Part by part over both strings' bytes:
+    /// splitting them into arrays of substrings and Ints was ~10k instructions a launch.
     public static func less(_ a: String, than b: String) -> Bool {
-        let x = a.split(separator: ".").map { Int($0) ?? 0 }, y = b.split(separator: ".").map { Int($0) ?? 0 }
-        for i in 0..<max(x.count, y.count) {
-            let p = i < x.count ? x[i] : 0, q = i < y.count ? y[i] : 0
-            if p != q { return p < q }
+        var a = a, b = b
+        return a.withUTF8 { x in b.withUTF8 { y in
+            var i = 0, j = 0
+            while true {
+                let p = nextPart(x, &i), q = nextPart(y, &j)
+                if p == nil && q == nil { return false }
+                if (p ?? 0) != (q ?? 0) { return (p ?? 0) < (q ?? 0) }
+            }
+        }}
+    }
+
+    /// The next non-empty part's value from `at` (nil after the last), `at` moved past it.
+    private static func nextPart(_ u: UnsafeBufferPointer<UInt8>, _ at: inout Int) -> Int? {
+        let dot = UInt8(ascii: ".")
+        while at < u.count && u[at] == dot { at += 1 }
+        guard at < u.count else { return nil }
+        let start = at
+        while at < u.count && u[at] != dot { at += 1 }
+        var k = start
+        let negative = u[k] == UInt8(ascii: "-")
+        if negative || u[k] == UInt8(ascii: "+") { k += 1 }
+        guard k < at else { return 0 }
+        var v = 0
+        while k < at {
+            let c = u[k]
+            guard c >= 0x30 && c <= 0x39 else { return 0 }
+            let (m, o1) = v.multipliedReportingOverflow(by: 10)
+            let (s, o2) = negative ? m.subtractingReportingOverflow(Int(c - 0x30)) : m.addingReportingOverflow(Int(c - 0x30))
+            if o1 || o2 { return 0 }
+            v = s
+            k += 1
         }
-        return false
+        return v
     }
 }
