@@ -143,7 +143,7 @@ private struct Parser {
         let start = i
         // Fast path: no escapes. Eight bytes a step while they are plain ASCII, then byte by byte.
         var ascii = true
-        i = Self.plainASCIIPrefix(bytes, from: i)
+        i = JSONScan.plainASCIIPrefix(bytes, from: i)
         while i < bytes.count {
             let c = bytes[i]
             if c == UInt8(ascii: "\"") || c == UInt8(ascii: "\\") || c < 0x20 { break }
@@ -195,25 +195,6 @@ private struct Parser {
         return try out.withUnsafeBufferPointer { b throws(JSONParseError) in try strict(b, at: start) }
     }
 
-    /// The index of the first byte from `from` that is a quote, a backslash, a control byte or
-    /// not ASCII, found eight bytes a step (the lowest flagged byte of a word is exact: the
-    /// borrows of the zero-byte test only flag bytes above a true hit); the byte loop goes on from
-    /// there, and from the last whole word. A byte loop was ~5 instructions a byte of every string.
-    static func plainASCIIPrefix(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
-        guard let base = bytes.baseAddress else { return start }
-        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
-        var i = start
-        while i + 8 <= bytes.count {
-            let w = UInt64(littleEndian: UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self))
-            let quote = w ^ (ones &* 0x22), backslash = w ^ (ones &* 0x5c)
-            let flagged = ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash)
-                | ((w &- ones &* 0x20) & ~w) | w
-            let hits = flagged & highs
-            if hits != 0 { return i + hits.trailingZeroBitCount / 8 }
-            i += 8
-        }
-        return i
-    }
 
     /// The bytes as a String, or an error when they are not valid UTF-8 (never U+FFFD-replaced).
     func strict(_ b: UnsafeBufferPointer<UInt8>, at offset: Int) throws(JSONParseError) -> String {
@@ -254,5 +235,28 @@ private struct Parser {
         }
         guard let d = Double(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<i]), as: UTF8.self)) else { throw fail("bad number") }
         return .number(d)
+    }
+}
+
+/// Byte scans shared by the parser and the serialiser.
+enum JSONScan {
+    /// The index of the first byte from `from` that is a quote, a backslash, a control byte or
+    /// not ASCII, found eight bytes a step (the lowest flagged byte of a word is exact: the
+    /// borrows of the zero-byte test only flag bytes above a true hit); the byte loop goes on from
+    /// there, and from the last whole word. A byte loop was ~5 instructions a byte of every string.
+    static func plainASCIIPrefix(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+        guard let base = bytes.baseAddress else { return start }
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        var i = start
+        while i + 8 <= bytes.count {
+            let w = UInt64(littleEndian: UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self))
+            let quote = w ^ (ones &* 0x22), backslash = w ^ (ones &* 0x5c)
+            let flagged = ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash)
+                | ((w &- ones &* 0x20) & ~w) | w
+            let hits = flagged & highs
+            if hits != 0 { return i + hits.trailingZeroBitCount / 8 }
+            i += 8
+        }
+        return i
     }
 }

@@ -116,13 +116,19 @@ public enum JSONValue: Sendable, Equatable {
         s.withUTF8 { b in
             out.append(UInt8(ascii: "\""))
             // UTF-8 bytes are copied as they are: only '"', '\\' and control bytes (all ASCII, never
-            // part of a multi-byte sequence) need escaping.
-            var run = 0
-            for i in 0..<b.count {
+            // part of a multi-byte sequence) need escaping. Whole words with none of them (nor
+            // non-ASCII, which the byte step passes) are passed over eight bytes a step: a byte
+            // loop was ~4 instructions a byte of every string of every request body.
+            var run = 0, i = 0
+            while true {
+                i = JSONScan.plainASCIIPrefix(b, from: i)
+                guard i < b.count else { break }
                 let c = b[i]
+                i += 1
                 guard c < 0x20 || c == UInt8(ascii: "\"") || c == UInt8(ascii: "\\") else { continue }
-                out.append(contentsOf: UnsafeBufferPointer(rebasing: b[run..<i]))
-                run = i + 1
+                let at = i - 1
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: b[run..<at]))
+                run = at + 1
                 switch c {
                 case UInt8(ascii: "\""), UInt8(ascii: "\\"): out.append(UInt8(ascii: "\\")); out.append(c)
                 case 0x0a: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "n"))
