@@ -154,7 +154,7 @@ private struct Parser {
         if bytes[i] == UInt8(ascii: "\"") {
             i += 1
             let b = UnsafeBufferPointer(rebasing: bytes[start..<(i - 1)])
-            return ascii ? String(decoding: b, as: UTF8.self) : try strict(b, at: start)
+            return ascii ? Self.asciiString(b) : try strict(b, at: start)
         }
         var out = Array(UnsafeBufferPointer(rebasing: bytes[start..<i]))
         while true {
@@ -195,6 +195,17 @@ private struct Parser {
         return try out.withUnsafeBufferPointer { b throws(JSONParseError) in try strict(b, at: start) }
     }
 
+
+    /// Bytes known to be ASCII as a String. Written into the string's own storage: a short one
+    /// (≤ 15 bytes, most keys and codes) is then made inline with no validation pass, where
+    /// `String(decoding:as:)` checked every byte for ASCII again and then copied them.
+    static func asciiString(_ b: UnsafeBufferPointer<UInt8>) -> String {
+        guard let from = b.baseAddress, !b.isEmpty else { return "" }
+        return String(unsafeUninitializedCapacity: b.count) { out in
+            out.baseAddress!.initialize(from: from, count: b.count)
+            return b.count
+        }
+    }
 
     /// The bytes as a String, or an error when they are not valid UTF-8 (never U+FFFD-replaced).
     func strict(_ b: UnsafeBufferPointer<UInt8>, at offset: Int) throws(JSONParseError) -> String {
