@@ -13,35 +13,44 @@
 public struct JSONObject: Sendable, Equatable, Sequence, ExpressibleByDictionaryLiteral {
     public typealias Element = (key: String, value: JSONValue)
 
-    private var members: [Element]
+    /// One member. A struct, not the `Element` tuple: an array of tuples is destroyed through
+    /// the runtime's generic tuple path, a member at a time (~80 instructions each, with every
+    /// answer's tree released once read: bench/instructions.sh), a struct's through its own
+    /// destroy function.
+    struct Member {
+        var key: String
+        var value: JSONValue
+    }
+
+    private var members: [Member]
 
     public init() { members = [] }
 
     /// Repeated keys in a literal keep the last value (a dictionary literal would trap).
     public init(dictionaryLiteral elements: (String, JSONValue)...) {
-        self.init(parsed: elements.map { (key: $0.0, value: $0.1) })
+        self.init(parsed: elements.map { Member(key: $0.0, value: $0.1) })
     }
 
     /// Members as parsed, in order; a repeated key keeps its first place and its last value
     /// (RFC 8259 leaves repeats open; the last one winning is what the dictionary did).
-    init(parsed: [Element]) {
+    init(parsed: [Member]) {
         // Pairwise up to a few dozen members; a hash set beyond, so a hostile object of many keys
         // stays linear to parse. Without a repeat (every answer of a sane server) the parser's
-        // array becomes the members as it is. Its elements carry our labels: an array of
-        // unlabelled pairs was converted element by element (~4k instructions a request), and
-        // inserting members one by one through the subscript's setter regrew the array.
+        // array becomes the members as it is. It is built of `Member`s: an array of other pairs
+        // was converted element by element (~4k instructions a request), and inserting members
+        // one by one through the subscript's setter regrew the array.
         if parsed.count <= 32 {
             if !Self.repeatsKey(parsed) { members = parsed; return }
             members = []
-            for (k, v) in parsed { self[k] = v }
+            for m in parsed { self[m.key] = m.value }
             return
         }
         members = []
         members.reserveCapacity(parsed.count)
         var at: [String: Int] = [:]
         at.reserveCapacity(parsed.count)
-        for (k, v) in parsed {
-            if let i = at[k] { members[i].value = v } else { at[k] = members.count; members.append((k, v)) }
+        for m in parsed {
+            if let i = at[m.key] { members[i].value = m.value } else { at[m.key] = members.count; members.append(m) }
         }
     }
 
@@ -49,7 +58,7 @@ public struct JSONObject: Sendable, Equatable, Sequence, ExpressibleByDictionary
     /// are read once into a stack buffer and compared as integers; only keys of one length are
     /// compared as strings. Comparing every pair through `sameKey` read both lengths out of the
     /// strings each time (~500 instructions a request).
-    private static func repeatsKey(_ m: [Element]) -> Bool {
+    private static func repeatsKey(_ m: [Member]) -> Bool {
         withUnsafeTemporaryAllocation(of: Int.self, capacity: m.count) { lengths in
             for i in m.indices {
                 let n = m[i].key.utf8.count
@@ -81,7 +90,7 @@ public struct JSONObject: Sendable, Equatable, Sequence, ExpressibleByDictionary
             switch (i, newValue) {
             case let (i?, v?): members[i].value = v
             case let (i?, nil): members.remove(at: i)
-            case let (nil, v?): members.append((key, v))
+            case let (nil, v?): members.append(Member(key: key, value: v))
             case (nil, nil): break
             }
         }
@@ -96,14 +105,20 @@ public struct JSONObject: Sendable, Equatable, Sequence, ExpressibleByDictionary
     /// The members that pass `include`, as an object (a dictionary's `filter` kept its type too).
     public func filter(_ include: (Element) throws -> Bool) rethrows -> JSONObject {
         var o = JSONObject()
-        o.members = try members.filter(include)
+        o.members = try members.filter { try include(($0.key, $0.value)) }
         return o
     }
 
-    public func makeIterator() -> IndexingIterator<[Element]> { members.makeIterator() }
+    public func makeIterator() -> Iterator { Iterator(base: members.makeIterator()) }
+
+    /// The members in order, as `(key, value)` pairs.
+    public struct Iterator: IteratorProtocol {
+        var base: IndexingIterator<[Member]>
+        public mutating func next() -> Element? { base.next().map { ($0.key, $0.value) } }
+    }
 
     /// The members sorted by key, for the serialiser's deterministic bytes.
-    var sortedMembers: [Element] { members.sorted { $0.key < $1.key } }
+    var sortedMembers: [Member] { members.sorted { $0.key < $1.key } }
 
     public static func == (a: JSONObject, b: JSONObject) -> Bool {
         guard a.count == b.count else { return false }

@@ -83,7 +83,7 @@ private struct Parser {
         i += 1
         skipSpace()
         if i < bytes.count, bytes[i] == UInt8(ascii: "}") { i += 1; return .object([:]) }
-        var members: [JSONObject.Element] = []
+        var members: [JSONObject.Member] = []
         members.reserveCapacity(membersReserved)
         while true {
             skipSpace()
@@ -94,7 +94,7 @@ private struct Parser {
             i += 1
             skipSpace()
             let v = try value(depth: depth + 1)
-            members.append((key: k, value: v))
+            members.append(JSONObject.Member(key: k, value: v))
             skipSpace()
             guard i < bytes.count else { throw fail("unterminated object") }
             if bytes[i] == UInt8(ascii: ",") { i += 1; continue }

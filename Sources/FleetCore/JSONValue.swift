@@ -79,7 +79,8 @@ public enum JSONValue: Sendable, Equatable {
         case let .object(o):
             out.append(UInt8(ascii: "{"))
             // The members sorted by key, each with its value: no hash lookup per key.
-            for (i, (k, v)) in o.sortedMembers.enumerated() {
+            for (i, m) in o.sortedMembers.enumerated() {
+                let k = m.key, v = m.value
                 if i > 0 { out.append(UInt8(ascii: ",")) }
                 JSONValue.writeString(k, to: &out)
                 out.append(UInt8(ascii: ":"))
@@ -153,7 +154,7 @@ extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, Ex
     public init(booleanLiteral value: Bool) { self = .bool(value) }
     public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
     public init(dictionaryLiteral elements: (String, JSONValue)...) {
-        self = .object(JSONObject(parsed: elements.map { (key: $0.0, value: $0.1) }))  // a repeated key: the last one wins
+        self = .object(JSONObject(parsed: elements.map { JSONObject.Member(key: $0.0, value: $0.1) }))  // a repeated key: the last one wins
     }
     public init(nilLiteral: ()) { self = .null }
 
