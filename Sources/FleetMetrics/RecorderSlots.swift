@@ -143,6 +143,8 @@ final class JourneySlot {
     /// table (a journey has a dozen steps or so), so that reaching one compares a few strings,
     /// the lengths first, instead of hashing the name (bench/instructions.sh: ~400 instructions).
     var steps: [StepCount] = []
+    /// Where `reach` starts looking: after the step reached last.
+    private var next = 0
     var exits: [JourneyExitKey: Int64] = [:]
     var duration = Histogram()
 
@@ -152,11 +154,20 @@ final class JourneySlot {
     }
 
     func reach(_ step: String) {
-        for i in steps.indices where steps[i].step.utf8.count == step.utf8.count && steps[i].step == step {
-            steps[i].reached += 1
-            return
+        // From the step after the one reached last, round to it: a user walks the funnel in
+        // order, so the step looked for is most often the first one compared.
+        let n = steps.count
+        var i = next < n ? next : 0
+        for _ in 0..<n {
+            if steps[i].step.utf8.count == step.utf8.count && steps[i].step == step {
+                steps[i].reached += 1
+                next = i + 1
+                return
+            }
+            i = i + 1 < n ? i + 1 : 0
         }
         steps.append(StepCount(step: step, reached: 1))
+        next = n + 1
     }
 
     func result() -> JourneyResult {
