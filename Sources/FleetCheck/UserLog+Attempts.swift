@@ -20,8 +20,14 @@ extension UserLog {
 
     mutating func attemptAnswered(attempt id: String, _ e: Exchange, seen: Seen, isSubmit: Bool) -> [Finding] {
         guard e.succeeded, let body = e.body, let status = body["status"]?.string else { return [] }
-        var facts = attempts[id] ?? AttemptFacts(session: body["session_id"]?.string, createdAt: e.received)
-        defer { attempts[id] = facts }
+        // The facts changed in place: one lookup of the id, where a read and a write-back hashed
+        // it twice and copied the facts out and in.
+        return Self.answered(&attempts[id, default: AttemptFacts(session: body["session_id"]?.string, createdAt: e.received)],
+                             attempt: id, status: status, seen: seen, isSubmit: isSubmit)
+    }
+
+    private static func answered(_ facts: inout AttemptFacts, attempt id: String, status: String, seen: Seen,
+                                 isSubmit: Bool) -> [Finding] {
         if isSubmit, facts.submitted == nil { facts.submitted = seen }
         facts.lastStatus = status
         guard Self.attemptStatuses.contains(status) else {

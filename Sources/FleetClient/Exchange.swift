@@ -1,4 +1,7 @@
 import FleetCore
+#if canImport(Glibc)
+import Glibc
+#endif
 import Synchronization
 
 /// One HTTP exchange as the app saw it: what went out and what came back, for whoever judges it.
@@ -107,15 +110,20 @@ public struct Exchange: Sendable {
 
     /// Calls `each` with the index and bytes of every non-empty `/`-separated segment of `s`;
     /// returns how many there are.
+    /// Each `/` is found by memchr, many bytes a step (a byte loop was ~4 instructions a byte of
+    /// every path the checker reads).
     private static func segments(_ s: UnsafeBufferPointer<UInt8>, _ each: (Int, UnsafeBufferPointer<UInt8>) -> Void) -> Int {
+        guard let base = s.baseAddress else { return 0 }
         var count = 0
         var start = 0
-        for i in 0...s.count where i == s.count || s[i] == 0x2f {
-            if start < i {
-                each(count, UnsafeBufferPointer(rebasing: s[start..<i]))
+        while start <= s.count {
+            let end = start < s.count ? memchr(base + start, 0x2f, s.count - start)
+                .map { UnsafeRawPointer(base).distance(to: UnsafeRawPointer($0)) } ?? s.count : s.count
+            if start < end {
+                each(count, UnsafeBufferPointer(rebasing: s[start..<end]))
                 count += 1
             }
-            start = i + 1
+            start = end + 1
         }
         return count
     }
