@@ -18,9 +18,13 @@ extension UserLog {
 
     mutating func sessionSeen(_ body: JSONValue?, at: UInt64) {
         guard let id = body?["id"]?.string else { return }
-        var f = sessions[id] ?? SessionFacts(createdAt: at)
-        if let k = body?["kind"]?.string { f.kind = k }
-        sessions[id] = f
+        // Changed in place (one hash of the id): a read and a write-back hashed it twice.
+        let kind = body?["kind"]?.string
+        Self.seen(&sessions[id, default: SessionFacts(createdAt: at)], kind: kind)
+    }
+
+    private static func seen(_ f: inout SessionFacts, kind: String?) {
+        if let kind { f.kind = kind }
     }
 
     /// A session answer (GET, reading-complete, abandon) saying completed or abandoned.

@@ -28,4 +28,19 @@ final class LocalTimeZoneTests: XCTestCase {
         XCTAssertEqual(LocalTimeZone("UTC").localDay(atMs: ms) + 1, LocalTimeZone("Asia/Tokyo").localDay(atMs: ms))
         XCTAssertEqual(LocalTimeZone("-05:00").localDay(atMs: ms), LocalTimeZone("UTC").localDay(atMs: ms))
     }
+
+    /// Offsets read as the array-and-`Int` reading did, odd ones included.
+    func testOffsetsReadAsIntReadsTheirParts() {
+        func reference(_ s: String) -> Int? {
+            let b = Array(s.utf8)
+            guard b.count == 6, b[0] == 43 || b[0] == 45, b[3] == 58,
+                  let h = Int(String(decoding: b[1..<3], as: UTF8.self)),
+                  let m = Int(String(decoding: b[4..<6], as: UTF8.self)), h <= 14, m < 60 else { return nil }
+            return (h * 3600 + m * 60) * (b[0] == 45 ? -1 : 1)
+        }
+        let cases = ["+05:45", "-05:00", "+14:00", "+15:00", "+05:60", "+05:59", "-00:30", "+-5:00", "++5:00", "+5:00",
+                     "+05:-3", "+05:+3", "+0a:00", "+05:3x", "05:00+", "+05:300", "", "+05-00", "+ 5:00", "+05: 3"]
+        for c in cases { XCTAssertEqual(LocalTimeZone.parseOffset(c), reference(c), c) }
+        XCTAssertEqual(LocalTimeZone.parseOffset("+05:45"), 20_700)
+    }
 }
