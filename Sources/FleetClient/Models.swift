@@ -226,7 +226,14 @@ public struct LanguageSupport: Sendable, Equatable {
 
     /// A missing, empty or malformed list falls back to the bundled default.
     public init(config j: JSONValue) {
-        func list(_ key: String) -> [String] { j[key]?.array?.compactMap(\.string).filter { !$0.isEmpty } ?? [] }
+        // One pass into an array of the right room (compactMap then filter made two, every launch).
+        func list(_ key: String) -> [String] {
+            guard let a = j[key]?.array else { return [] }
+            var out: [String] = []
+            out.reserveCapacity(a.count)
+            for v in a { if let s = v.string, !s.isEmpty { out.append(s) } }
+            return out
+        }
         self.init(uiLocales: list("supported_ui_locales"), practiceLanguages: list("supported_practice_languages"))
     }
 
