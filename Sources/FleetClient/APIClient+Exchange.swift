@@ -33,12 +33,22 @@ extension APIClient {
         observer?.willSend(route: route, path: sent.path, body: sent.json, at: actual)
         let holder = TransferHolder()
         let engine = self.engine, queue = self.queue
-        let result: Result<HTTPResponse, HTTPError> = await withTaskCancellationHandler {
-            await withCheckedContinuation { (c: CheckedContinuation<Result<HTTPResponse, HTTPError>, Never>) in
+        let result: Result<HTTPResponse, HTTPError>
+        if let scope = RequestScope.transfers, scope.ownedByCurrentTask {
+            // Registered before it is sent: a cancel between the two finds it.
+            scope.register(holder)
+            result = await withCheckedContinuation { (c: CheckedContinuation<Result<HTTPResponse, HTTPError>, Never>) in
                 holder.set(engine.send(request, queue: queue) { c.resume(returning: $0) })
             }
-        } onCancel: {
-            holder.cancel()
+            scope.unregister(holder)
+        } else {
+            result = await withTaskCancellationHandler {
+                await withCheckedContinuation { (c: CheckedContinuation<Result<HTTPResponse, HTTPError>, Never>) in
+                    holder.set(engine.send(request, queue: queue) { c.resume(returning: $0) })
+                }
+            } onCancel: {
+                holder.cancel()
+            }
         }
         return Self.ended(result, route: route, sent: sent, intended: intended, actual: actual, observer: observer)
     }

@@ -52,6 +52,8 @@ public enum RequestScope {
     @TaskLocal public static var observer: (any ExchangeObserver)?
     /// When set, the user double-taps some calls (a race amplifier of the bug hunt).
     @TaskLocal public static var taps: TapPolicy?
+    /// When set, the transfers of the task that owns it are cancelled through it (`TransferScope`).
+    @TaskLocal public static var transfers: TransferScope?
 }
 
 /// Double taps: the same request sent `copies` times at once with one Idempotency-Key, as a
