@@ -12,15 +12,19 @@ import Synchronization
 /// scope, which inherits it and may be cancelled on its own, as an app kill is) keeps its own
 /// handler: the scope's handler fires only when its owner is cancelled.
 public final class TransferScope: Sendable {
-    /// The owning task's address: compared, never dereferenced.
-    private let owner: UInt
+    /// The owning task's address: compared, never dereferenced. Set to `ended` when `run`
+    /// returns: a task made inside the scope that outlives it keeps the scope (task-locals are
+    /// inherited), and a task made later could be given the owner's old address.
+    private let owner: Atomic<UInt>
+    private static let ended: UInt = 1  // no task is at an odd address
     private let state = Mutex<(cancelled: Bool, holders: [TransferHolder])>((false, []))
 
-    private init(owner: UInt) { self.owner = owner }
+    private init(owner: UInt) { self.owner = Atomic(owner) }
 
     /// Runs `body` with a scope owned by the current task (`RequestScope.transfers`).
     public static func run<T: Sendable>(_ body: () async -> T) async -> T {
         let scope = TransferScope(owner: currentTask())
+        defer { scope.owner.store(ended, ordering: .relaxed) }
         return await withTaskCancellationHandler {
             await RequestScope.$transfers.withValue(scope) { await body() }
         } onCancel: {
@@ -29,7 +33,7 @@ public final class TransferScope: Sendable {
     }
 
     /// Whether the calling task owns this scope.
-    var ownedByCurrentTask: Bool { Self.currentTask() == owner }
+    var ownedByCurrentTask: Bool { Self.currentTask() == owner.load(ordering: .relaxed) }
 
     /// Registers an exchange's transfer before it is sent; cancelled at once when the owner
     /// already is (as a handler installed on a cancelled task runs at once).
