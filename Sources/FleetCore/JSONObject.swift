@@ -55,11 +55,11 @@ public struct JSONObject: Sendable, Equatable, Sequence, ExpressibleByDictionary
     }
 
     /// Whether two members share a key (at most 32 members: `init(parsed:)`). The keys' lengths
-    /// are read once into a stack buffer and compared as integers; only keys of one length are
-    /// compared as strings. Comparing every pair read both lengths out of the strings each time
-    /// (~500 instructions a request).
-    /// A bit per length seen (63 and up share one) tells a key of a new length at once, so an
-    /// object whose keys all differ in length costs one pass.
+    /// are read once into a stack buffer and compared as integers, and a bit per length seen (63
+    /// and up share one) tells a key of a new length at once: only keys of one length are
+    /// compared as strings, and an object whose keys all differ in length costs one pass.
+    /// Comparing every pair read both lengths out of the strings each time (~500 instructions a
+    /// request).
     private static func repeatsKey(_ m: [Member]) -> Bool {
         withUnsafeTemporaryAllocation(of: Int.self, capacity: m.count) { lengths in
             var seen: UInt64 = 0
