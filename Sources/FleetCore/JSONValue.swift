@@ -122,12 +122,11 @@ public enum JSONValue: Sendable, Equatable {
             // loop was ~4 instructions a byte of every string of every request body.
             var run = 0, i = 0
             while true {
-                i = JSONScan.plainASCIIPrefix(b, from: i)
-                guard i < b.count else { break }
-                let c = b[i]
-                i += 1
+                let at = JSONScan.plainASCIIPrefix(b, from: i)
+                guard at < b.count else { break }
+                let c = b[at]
+                i = at + 1
                 guard c < 0x20 || c == UInt8(ascii: "\"") || c == UInt8(ascii: "\\") else { continue }
-                let at = i - 1
                 out.append(contentsOf: UnsafeBufferPointer(rebasing: b[run..<at]))
                 run = at + 1
                 switch c {

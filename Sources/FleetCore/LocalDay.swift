@@ -45,19 +45,10 @@ public struct LocalTimeZone: Sendable {
         var s = s
         return s.withUTF8 { b -> Int? in
             guard b.count == 6, b[0] == 43 || b[0] == 45, b[3] == 58,
-                  let h = twoByteInt(b[1], b[2]), let m = twoByteInt(b[4], b[5]), h <= 14, m < 60 else { return nil }
+                  let h = DecimalInt.parse(UnsafeBufferPointer(rebasing: b[1..<3])),
+                  let m = DecimalInt.parse(UnsafeBufferPointer(rebasing: b[4..<6])), h <= 14, m < 60 else { return nil }
             return (h * 3600 + m * 60) * (b[0] == 45 ? -1 : 1)
         }
-    }
-
-    /// `Int(_:)` of a two-character string: two digits, or a sign and a digit.
-    private static func twoByteInt(_ a: UInt8, _ b: UInt8) -> Int? {
-        let isDigit = { (c: UInt8) in c >= 0x30 && c <= 0x39 }
-        guard isDigit(b) else { return nil }
-        if isDigit(a) { return Int(a - 0x30) * 10 + Int(b - 0x30) }
-        if a == 43 { return Int(b - 0x30) }
-        if a == 45 { return -Int(b - 0x30) }
-        return nil
     }
 
     /// `20700` → `+05:45`.

@@ -52,20 +52,6 @@ public enum AppVersion {
         guard at < u.count else { return nil }
         let start = at
         while at < u.count && u[at] != dot { at += 1 }
-        var k = start
-        let negative = u[k] == UInt8(ascii: "-")
-        if negative || u[k] == UInt8(ascii: "+") { k += 1 }
-        guard k < at else { return 0 }
-        var v = 0
-        while k < at {
-            let c = u[k]
-            guard c >= 0x30 && c <= 0x39 else { return 0 }
-            let (m, o1) = v.multipliedReportingOverflow(by: 10)
-            let (s, o2) = negative ? m.subtractingReportingOverflow(Int(c - 0x30)) : m.addingReportingOverflow(Int(c - 0x30))
-            if o1 || o2 { return 0 }
-            v = s
-            k += 1
-        }
-        return v
+        return DecimalInt.parse(UnsafeBufferPointer(rebasing: u[start..<at])) ?? 0
     }
 }
