@@ -37,12 +37,15 @@ public final class FleetChecker: Sendable {
     // MARK: Registry
 
     func own(_ id: String, by user: Int, attempt: Bool = false) {
-        let fresh = owners.withLock { o -> Bool in
-            guard o[id] == nil else { return false }
-            o[id] = user
-            return true
-        }
+        // The id's entry read and, when absent, filled in place: one hash of the id, not two.
+        let fresh = owners.withLock { o in Self.claim(&o[id], by: user) }
         if fresh { ownedByUser.withLock { $0[user, default: []].append(OwnedID(id: id, isAttempt: attempt)) } }
+    }
+
+    private static func claim(_ owner: inout Int?, by user: Int) -> Bool {
+        guard owner == nil else { return false }
+        owner = user
+        return true
     }
 
     func owner(of id: String) -> Int? { owners.withLock { $0[id] } }

@@ -99,7 +99,13 @@ struct TraceRing {
 
     mutating func append(_ e: TraceEntry) {
         count += 1
-        if items.count < capacity { items.append(e); return }
+        if items.count < capacity {
+            // Room for a walk's first entries at once: grown from one by doubling, a quest's ~20
+            // entries moved its ring five times (~170 instructions a request).
+            if items.capacity == 0 { items.reserveCapacity(Swift.min(capacity, 16)) }
+            items.append(e)
+            return
+        }
         items[head] = e
         head = (head + 1) % capacity
     }

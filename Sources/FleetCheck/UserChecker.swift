@@ -46,7 +46,7 @@ public final class UserChecker: ExchangeObserver {
     public func decided(_ key: String, _ value: String) {
         state.withLock { s in
             s.seq += 1
-            s.ring.append(TraceEntry(seq: s.seq, intendedMs: 0, actualMs: 0, endMs: 0, what: "decide \(key) = \(value)",
+            s.ring.append(TraceEntry(seq: s.seq, intendedMs: 0, actualMs: 0, endMs: 0, what: Concat.join("decide ", key, " = ", value),
                                      path: "", status: nil, answer: .none))
         }
     }

@@ -30,7 +30,7 @@ extension APIClient {
 
     /// `DELETE /sessions/{id}` → 204.
     public func deleteSession(_ id: String, _ c: Credentials, intended: UInt64, random: inout SeededRandom) async -> Result<Void, APIError> {
-        await call(.deleteSession, path: "/sessions/\(id)", credentials: c, intended: intended, random: &random).map { _ in () }
+        await call(.deleteSession, path: Concat.join("/sessions/", id), credentials: c, intended: intended, random: &random).map { _ in () }
     }
 }
 

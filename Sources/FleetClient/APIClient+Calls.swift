@@ -5,8 +5,9 @@ import FleetCore
 extension APIClient {
     /// `POST /auth/anonymous`; stores the tokens in `c`.
     public func signIn(_ c: Credentials, intended: UInt64, random: inout SeededRandom) async -> Result<String, APIError> {
-        let body: JSONValue = ["install_id": .string(c.installId), "timezone": .string(c.timezone), "locale": .string(c.locale),
-                               "app_version": .string(c.appVersion ?? settings.appVersion), "platform": .string(settings.platform)]
+        // Bodies' keys are written in key order: the serialiser then sends them as they are.
+        let body: JSONValue = ["app_version": .string(c.appVersion ?? settings.appVersion), "install_id": .string(c.installId),
+                               "locale": .string(c.locale), "platform": .string(settings.platform), "timezone": .string(c.timezone)]
         let r = await perform(.authAnonymous, path: "/auth/anonymous", body: body, key: nil, credentials: nil,
                               intended: intended, random: &random) { resp -> (String, String, String?)? in
             guard let uid = resp.body["user_id"]?.string, let at = resp.body["access_token"]?.string else { return nil }
@@ -27,35 +28,35 @@ extension APIClient {
     }
 
     public func session(_ id: String, _ c: Credentials, intended: UInt64, random: inout SeededRandom) async -> Result<SessionInfo, APIError> {
-        await typedCall(.getSession, path: "/sessions/\(id)", c, intended, &random, SessionInfo.init)
+        await typedCall(.getSession, path: Concat.join("/sessions/", id), c, intended, &random, SessionInfo.init)
     }
 
     public func readingComplete(_ id: String, _ c: Credentials, intended: UInt64, random: inout SeededRandom) async -> Result<SessionInfo, APIError> {
-        await typedCall(.readingComplete, path: "/sessions/\(id)/reading-complete",
+        await typedCall(.readingComplete, path: Concat.join("/sessions/", id, "/reading-complete"),
                         c, intended, &random, SessionInfo.init)
     }
 
     /// `POST /sessions/{id}/attempts`: declares the recording and returns where to upload it.
     public func createAttempt(session: String, round: Int, sha256: String, sizeBytes: Int, contentType: String, durationMs: Int,
                               key: String, _ c: Credentials, intended: UInt64, random: inout SeededRandom) async -> Result<UploadTicket, APIError> {
-        let body: JSONValue = ["round": .number(Double(round)), "sha256": .string(sha256), "size_bytes": .number(Double(sizeBytes)),
-                               "content_type": .string(contentType), "duration_ms": .number(Double(durationMs))]
-        return await typedCall(.createAttempt, path: "/sessions/\(session)/attempts", body: body, key: key,
+        let body: JSONValue = ["content_type": .string(contentType), "duration_ms": .number(Double(durationMs)),
+                               "round": .number(Double(round)), "sha256": .string(sha256), "size_bytes": .number(Double(sizeBytes))]
+        return await typedCall(.createAttempt, path: Concat.join("/sessions/", session, "/attempts"), body: body, key: key,
                                c, intended, &random, UploadTicket.init)
     }
 
     public func submit(attempt: String, _ c: Credentials, intended: UInt64, random: inout SeededRandom) async -> Result<AttemptInfo, APIError> {
-        await typedCall(.submitAttempt, path: "/attempts/\(attempt)/submit", c, intended, &random,
+        await typedCall(.submitAttempt, path: Concat.join("/attempts/", attempt, "/submit"), c, intended, &random,
                         AttemptInfo.init)
     }
 
     public func attempt(_ id: String, _ c: Credentials, intended: UInt64, random: inout SeededRandom) async -> Result<AttemptInfo, APIError> {
-        await typedCall(.getAttempt, path: "/attempts/\(id)", c, intended, &random, AttemptInfo.init)
+        await typedCall(.getAttempt, path: Concat.join("/attempts/", id), c, intended, &random, AttemptInfo.init)
     }
 
     /// `POST /sessions/{id}/complete` with the session id as Idempotency-Key (API.md).
     public func complete(session: String, _ c: Credentials, intended: UInt64, random: inout SeededRandom) async -> Result<SettlementInfo, APIError> {
-        await typedCall(.completeSession, path: "/sessions/\(session)/complete", key: session,
+        await typedCall(.completeSession, path: Concat.join("/sessions/", session, "/complete"), key: session,
                         c, intended, &random, SettlementInfo.init)
     }
 

@@ -29,7 +29,7 @@ extension APIClient {
 
     /// `POST /attempts/{id}/retry` → 202 Attempt (a `failed`, retryable attempt is assessed again, no re-upload).
     public func retryAttempt(_ id: String, _ c: Credentials, intended: UInt64, random: inout SeededRandom) async -> Result<AttemptInfo, APIError> {
-        await typedCall(.retryAttempt, path: "/attempts/\(id)/retry", c, intended, &random, AttemptInfo.init)
+        await typedCall(.retryAttempt, path: Concat.join("/attempts/", id, "/retry"), c, intended, &random, AttemptInfo.init)
     }
 }
 
@@ -67,9 +67,9 @@ public struct OnboardingAnswers: Sendable, Equatable {
     }
 
     public var json: JSONValue {
-        ["practice_language": .string(practiceLanguage), "goal": .string(goal), "scenario": .string(scenario),
-         "topics": .array(topics.map { .string($0) }), "self_level": .string(selfLevel),
-         "commitment_minutes": .number(Double(commitmentMinutes)), "reminder_time": .string(reminderTime)]
+        ["commitment_minutes": .number(Double(commitmentMinutes)), "goal": .string(goal),
+         "practice_language": .string(practiceLanguage), "reminder_time": .string(reminderTime), "scenario": .string(scenario),
+         "self_level": .string(selfLevel), "topics": .array(topics.map { .string($0) })]
     }
 }
 

@@ -8,7 +8,7 @@ extension APIClient {
     func perform<T>(_ route: Route, path: String, body: JSONValue?, key: String?, credentials: Credentials?,
                     intended: UInt64, random: inout SeededRandom, make: (APIResponse) -> T?) async -> Result<T, APIError> {
         let method = route.method
-        let url = settings.baseURL + path
+        let url = Concat.join(settings.baseURL, path)
         let bodyBytes = body.map { HTTPBody(bytes: $0.serializedBytes()) }
         let timeout = settings.requestTimeout
         let safe = Self.isSafeToRepeat(route, method: method, key: key)
@@ -19,7 +19,7 @@ extension APIClient {
             headers.append(HTTPHeader("Accept", "application/json"))
             if let c {
                 headers.append(HTTPHeader("Accept-Language", c.locale))
-                if let t = c.accessToken { headers.append(HTTPHeader("Authorization", "Bearer \(t)")) }
+                if let a = c.authorization { headers.append(HTTPHeader("Authorization", a)) }
             }
             if bodyBytes != nil { headers.append(HTTPHeader("Content-Type", "application/json; charset=utf-8")) }
             if let key { headers.append(HTTPHeader("Idempotency-Key", key)) }

@@ -1,3 +1,5 @@
+import FleetCore
+
 /// The tokens and locale of one installed app: what the keychain would hold.
 ///
 /// Owned by one virtual user and only touched from that user's sequential journey task; the
@@ -6,7 +8,12 @@
 public final class Credentials: @unchecked Sendable {
     public var installId: String
     public var userId: String?
-    public var accessToken: String?
+    public var accessToken: String? {
+        didSet { authorization = accessToken.map { Concat.join("Bearer ", $0) } }
+    }
+    /// `Bearer <accessToken>`, the `Authorization` value, made when the token changes: made for
+    /// every request it was an interpolation, an allocation and a regrowth each time.
+    public private(set) var authorization: String?
     public var refreshToken: String?
     /// UI locale sent as `Accept-Language` on every request.
     public var locale: String

@@ -125,8 +125,14 @@ public struct JSONObject: Sendable, Equatable, Sequence, ExpressibleByDictionary
         public mutating func next() -> Element? { base.next().map { ($0.key, $0.value) } }
     }
 
-    /// The members sorted by key, for the serialiser's deterministic bytes.
-    var sortedMembers: [Member] { members.sorted { $0.key < $1.key } }
+    /// The members sorted by key, for the serialiser's deterministic bytes: the stored array
+    /// itself when it is in key order already (the client writes its bodies' literals so), which
+    /// spares a sorted copy of every request body (~400 instructions a request).
+    var sortedMembers: [Member] {
+        var i = 1
+        while i < members.count, members[i - 1].key < members[i].key { i += 1 }
+        return i >= members.count ? members : members.sorted { $0.key < $1.key }
+    }
 
     public static func == (a: JSONObject, b: JSONObject) -> Bool {
         guard a.count == b.count else { return false }

@@ -19,12 +19,12 @@ extension VirtualUser {
                 return attempt
             case "unreliable" where reRecords < world.behaviour.maxReRecords:
                 reRecords += 1
-                reach("round\(round)_rerecord")
+                reach(round: round, "rerecord")
                 try await think("rerecord")
                 attempt = try await recordAndSubmit(session: session, round: round)
             case "failed" where attempt.retryable && retries < VirtualUser.maxAssessmentRetries:
                 retries += 1
-                reach("round\(round)_retry")
+                reach(round: round, "retry")
                 try await think("retry")
                 let again = try expect(await client.retryAttempt(attempt.id, credentials, intended: nextIntended, random: &random))
                 attempt = try await poll(attempt: again, round: round)

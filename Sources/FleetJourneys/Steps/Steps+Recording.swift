@@ -14,7 +14,7 @@ extension VirtualUser {
     /// `offline_rate` cuts others at random.
     @inline(never)  // async steps are not inlined: see VirtualUser (frames)
     func recordAndSubmit(session: SessionInfo, round: Int, cutUpload: Bool = false) async throws(JourneyStop) -> AttemptInfo {
-        reach("round\(round)_record")
+        reach(round: round, "record")
         // A session without a language (a lax server) records in the device's practice language.
         let language = session.language.isEmpty ? device.languages.practiceLanguage(forLocale: credentials.locale) : session.language
         guard let rec = world.recordings.pick(language: language, round: round,
@@ -25,7 +25,7 @@ extension VirtualUser {
         try await pause(ms: Double(min(rec.durationMs, 90_000)) * world.behaviour.timeScale)
         device.partialRecording = nil
 
-        reach("round\(round)_upload")
+        reach(round: round, "upload")
         let key = newKey()
         device.uploadQueue.append(PendingUpload(sessionId: session.id, round: round, idempotencyKey: key, recording: rec,
                                                 attemptId: nil, uploaded: false))
@@ -36,11 +36,11 @@ extension VirtualUser {
         }
         try await putUpload(ticket, session: session.id, round: round, recording: rec, key: key)
 
-        reach("round\(round)_submit")
+        reach(round: round, "submit")
         var submitted = await client.submit(attempt: ticket.attemptId, credentials, intended: nextIntended, random: &random)
         if case let .failure(e) = submitted, e.code == "upload_checksum_mismatch" {
             // Flow 6 step 3: the stored bytes are not ours; put the same file once more, then give up.
-            reach("round\(round)_reupload")
+            reach(round: round, "reupload")
             try await putUpload(ticket, session: session.id, round: round, recording: rec, key: key)
             submitted = await client.submit(attempt: ticket.attemptId, credentials, intended: nextIntended, random: &random)
         }
@@ -84,12 +84,12 @@ extension VirtualUser {
                                       abortAfterBytes: cutAt, intended: nextIntended, random: &random)
         if Task.isCancelled { throw .interrupted(step: step) }
         if case let .failure(e) = cut, !e.isAborted { throw stop(for: e) }
-        reach("round\(round)_offline")
+        reach(round: round, "offline")
         world.recorder.count(.uploadsCut)
         try await pause(ms: world.behaviour.offlineDuration.sample(&random))
-        reach("round\(round)_reconnect")
+        reach(round: round, "reconnect")
         if let expires = ticket.expiresAtMillis, WallClock.nowMillis() >= expires {
-            reach("round\(round)_represign")
+            reach(round: round, "represign")
             return try await requestUpload(session: session, round: round, recording: rec, key: key)
         }
         return ticket
@@ -101,7 +101,7 @@ extension VirtualUser {
     /// submit's 202 was seen by an app that has since died.
     @inline(never)
     func poll(attempt submitted: AttemptInfo, round: Int, measured: Bool = true) async throws(JourneyStop) -> AttemptInfo {
-        reach("round\(round)_processing")
+        reach(round: round, "processing")
         let acceptedAt = MonotonicClock.now()
         let policy = device.poll
         var interval = policy.initialMs

@@ -54,6 +54,11 @@ struct RunWiring: Sendable {
         checker = profile.checks.enabled
             ? FleetChecker(settings: profile.checks, seed: profile.seed, clock: RunClock(startMono: start, startWallMs: startWall))
             : nil
+        // The zones visitors sign in with, looked up before any user starts: the checker reads
+        // each user's zone, and Foundation reads and parses a zone's tzdata file the first time
+        // it is named (~100k instructions each), which the first user of each zone paid on an
+        // I/O thread. (A population's zones were looked up when its profile was validated.)
+        if checker != nil { for zone in UserIdentity.timezones { _ = LocalTimeZone(zone) } }
         let world = FleetWorld(client: client, recorder: recorder, recordings: target.recordings, behaviour: profile.behaviour,
                                checker: checker)
         fleet = Fleet(profile: profile, world: world, control: control, shard: shard)
