@@ -44,8 +44,8 @@ extension FleetChecker {
     private func auditUser(_ u: UserChecker, client: APIClient, started: UInt64, progress: LastProgress) async {
         var random = SeededRandom(seed: seed ^ 0xA0D1_7000, stream: UInt64(truncatingIfNeeded: u.index))
         let c = u.credentials
-        await RequestScope.$endpointScope.withValue(.audit) {
-            await RequestScope.$observer.withValue(u) {
+        await RequestScope.with(\.endpointScope, .audit) {
+            await RequestScope.with(\.observer, u) {
                 for s in u.completesInDoubt {
                     _ = await client.complete(session: s, c, intended: MonotonicClock.now(), random: &random)
                 }

@@ -28,11 +28,11 @@ extension APIClient {
     }
 
     public func session(_ id: String, _ c: Credentials, intended: UInt64, random: inout SeededRandom) async -> Result<SessionInfo, APIError> {
-        await typedCall(.getSession, path: Concat.join("/sessions/", id), c, intended, &random, SessionInfo.init)
+        await typedCall(.getSession, path: CallPath("/sessions/", id), c, intended, &random, SessionInfo.init)
     }
 
     public func readingComplete(_ id: String, _ c: Credentials, intended: UInt64, random: inout SeededRandom) async -> Result<SessionInfo, APIError> {
-        await typedCall(.readingComplete, path: Concat.join("/sessions/", id, "/reading-complete"),
+        await typedCall(.readingComplete, path: CallPath("/sessions/", id, "/reading-complete"),
                         c, intended, &random, SessionInfo.init)
     }
 
@@ -41,22 +41,22 @@ extension APIClient {
                               key: String, _ c: Credentials, intended: UInt64, random: inout SeededRandom) async -> Result<UploadTicket, APIError> {
         let body: JSONValue = ["content_type": .string(contentType), "duration_ms": .number(Double(durationMs)),
                                "round": .number(Double(round)), "sha256": .string(sha256), "size_bytes": .number(Double(sizeBytes))]
-        return await typedCall(.createAttempt, path: Concat.join("/sessions/", session, "/attempts"), body: body, key: key,
+        return await typedCall(.createAttempt, path: CallPath("/sessions/", session, "/attempts"), body: body, key: key,
                                c, intended, &random, UploadTicket.init)
     }
 
     public func submit(attempt: String, _ c: Credentials, intended: UInt64, random: inout SeededRandom) async -> Result<AttemptInfo, APIError> {
-        await typedCall(.submitAttempt, path: Concat.join("/attempts/", attempt, "/submit"), c, intended, &random,
+        await typedCall(.submitAttempt, path: CallPath("/attempts/", attempt, "/submit"), c, intended, &random,
                         AttemptInfo.init)
     }
 
     public func attempt(_ id: String, _ c: Credentials, intended: UInt64, random: inout SeededRandom) async -> Result<AttemptInfo, APIError> {
-        await typedCall(.getAttempt, path: Concat.join("/attempts/", id), c, intended, &random, AttemptInfo.init)
+        await typedCall(.getAttempt, path: CallPath("/attempts/", id), c, intended, &random, AttemptInfo.init)
     }
 
     /// `POST /sessions/{id}/complete` with the session id as Idempotency-Key (API.md).
     public func complete(session: String, _ c: Credentials, intended: UInt64, random: inout SeededRandom) async -> Result<SettlementInfo, APIError> {
-        await typedCall(.completeSession, path: Concat.join("/sessions/", session, "/complete"), key: session,
+        await typedCall(.completeSession, path: CallPath("/sessions/", session, "/complete"), key: session,
                         c, intended, &random, SettlementInfo.init)
     }
 
@@ -78,9 +78,9 @@ extension APIClient {
 
     /// A call whose 2xx body becomes `T`; a body lacking what `make` needs is `bad_shape`, and is
     /// repeated like any malformed answer when the call is safe to repeat.
-    func typedCall<T>(_ route: Route, path: String, body: JSONValue? = nil, key: String? = nil, _ c: Credentials,
+    func typedCall<T>(_ route: Route, path: CallPath, body: JSONValue? = nil, key: String? = nil, _ c: Credentials,
                       _ intended: UInt64, _ random: inout SeededRandom, _ make: (JSONValue) -> T?) async -> Result<T, APIError> {
-        await perform(route, path: path, body: body, key: key, credentials: c, intended: intended, random: &random) {
+        await perform(route, path: path.path, id: path.id, body: body, key: key, credentials: c, intended: intended, random: &random) {
             make($0.body)
         }
     }

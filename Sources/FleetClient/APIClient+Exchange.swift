@@ -21,20 +21,23 @@ extension APIClient {
         var path: String
         var json: JSONValue?
         var key: String?
+        /// The path's `{id}` as the call had it (`CallPath.id`), for `Exchange.pathID`.
+        var id: String?
     }
 
     /// One HTTP exchange; cancelling the task cancels the transfer (an app kill). Failures carry
     /// when the transfer started and ended in `ExchangeFailure`. The task's observer, if any,
     /// hears of it before it goes out and once it ended.
     @inline(never)  // see APIClient.attempts: an inlined async callee's frame adds to its caller's
-    func exchange(_ request: HTTPRequest, route: Route, intended: UInt64, sent: Sent) async -> Result<Exchanged, ExchangeFailure> {
-        let observer = RequestScope.observer
+    func exchange(_ request: HTTPRequest, route: Route, intended: UInt64, sent: Sent,
+                  context: RequestContext) async -> Result<Exchanged, ExchangeFailure> {
+        let observer = context.observer
         let actual = MonotonicClock.now()
         observer?.willSend(route: route, path: sent.path, body: sent.json, at: actual)
         let holder = TransferHolder()
         let engine = self.engine, queue = self.queue
         let result: Result<HTTPResponse, HTTPError>
-        if let scope = RequestScope.transfers, scope.ownedByCurrentTask {
+        if let scope = context.transfers, scope.ownedByCurrentTask {
             // Registered before it is sent: a cancel between the two finds it.
             scope.register(holder)
             result = await withCheckedContinuation { (c: CheckedContinuation<Result<HTTPResponse, HTTPError>, Never>) in
@@ -50,7 +53,8 @@ extension APIClient {
                 holder.cancel()
             }
         }
-        return Self.ended(result, route: route, sent: sent, intended: intended, actual: actual, observer: observer)
+        return Self.ended(result, route: route, sent: sent, intended: intended, actual: actual, observer: observer,
+                          trace: context.trace)
     }
 
     /// The synchronous half of `exchange`, after the answer: trace, observer, result. Kept out of
@@ -58,9 +62,9 @@ extension APIClient {
     /// frame (see `attempts`).
     @inline(never)
     static func ended(_ result: Result<HTTPResponse, HTTPError>, route: Route, sent: Sent, intended: UInt64,
-                      actual: UInt64, observer: (any ExchangeObserver)?) -> Result<Exchanged, ExchangeFailure> {
+                      actual: UInt64, observer: (any ExchangeObserver)?, trace: RequestTrace?) -> Result<Exchanged, ExchangeFailure> {
         let end = MonotonicClock.now()
-        if let trace = RequestScope.trace {
+        if let trace {
             trace.append(route.rawValue, status: { if case let .success(r) = result { return r.status } else { return nil } }())
         }
         // With an observer, the answer is parsed once here and shared with `judge`.
@@ -92,19 +96,21 @@ extension APIClient {
             if !r.body.isEmpty { body = try? (parsed ?? Result { () throws(JSONParseError) in try JSONValue.parse(r.body) }).get() }
             serverDateMs = r.withHeader("Date") { $0.flatMap(HTTPDate.parseMillis) }
         }
-        return Exchange(route: route, path: sent.path, requestBody: sent.json, idempotencyKey: sent.key, status: status,
-                        body: body, rawBody: rawBody, intended: intended, sent: actual, received: end, serverDateMs: serverDateMs)
+        var e = Exchange(route: route, path: sent.path, requestBody: sent.json, idempotencyKey: sent.key, status: status,
+                         body: body, rawBody: rawBody, intended: intended, sent: actual, received: end, serverDateMs: serverDateMs)
+        e.knownPathID = sent.id
+        return e
     }
 
     /// The same request `copies + 1` times at once (a double tap); the app goes on with the first
     /// copy's answer, and every copy is observed. The caller records the others.
     @inline(never)  // see APIClient.attempts: an inlined async callee's frame adds to its caller's
     func tapped(_ request: HTTPRequest, route: Route, intended: UInt64, sent: Sent,
-                copies: Int) async -> [Result<Exchanged, ExchangeFailure>] {
+                copies: Int, context: RequestContext) async -> [Result<Exchanged, ExchangeFailure>] {
         recorder.count(.doubleTaps)
         return await withTaskGroup(of: (Int, Result<Exchanged, ExchangeFailure>).self) { group in
             for i in 0...copies {
-                group.addTask { (i, await self.exchange(request, route: route, intended: intended, sent: sent)) }
+                group.addTask { (i, await self.exchange(request, route: route, intended: intended, sent: sent, context: context)) }
             }
             var all: [(Int, Result<Exchanged, ExchangeFailure>)] = []
             for await r in group { all.append(r) }
@@ -114,8 +120,9 @@ extension APIClient {
 
     /// Records one exchange under its endpoint with the verdict on it: a 2xx the client could not
     /// use is an error of its kind (`bad_json`, …), not a success.
-    func record<T>(_ name: String, intended: UInt64, outcome: Result<Exchanged, ExchangeFailure>, verdict: Result<T, APIError>) {
-        let template = (RequestScope.endpointScope?.rawValue ?? "") + name
+    func record<T>(_ name: String, scope: EndpointLabel.Scope?, intended: UInt64, outcome: Result<Exchanged, ExchangeFailure>,
+                   verdict: Result<T, APIError>) {
+        let template = scope.map { $0.rawValue + name } ?? name
         switch outcome {
         case let .success(r):
             var code: String? = nil, message: String? = nil

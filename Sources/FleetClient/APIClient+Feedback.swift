@@ -5,13 +5,13 @@ import FleetCore
 extension APIClient {
     /// `GET /attempts/{id}/exemplar` → `{status: pending|ready|failed, text?, audio_url?}`.
     public func exemplar(attempt: String, _ c: Credentials, intended: UInt64, random: inout SeededRandom) async -> Result<ExemplarInfo, APIError> {
-        await typedCall(.getExemplar, path: Concat.join("/attempts/", attempt, "/exemplar"), c, intended, &random,
+        await typedCall(.getExemplar, path: CallPath("/attempts/", attempt, "/exemplar"), c, intended, &random,
                         ExemplarInfo.init)
     }
 
     /// `GET /attempts/{id}/audio` → `{url, expires_at}`; `410 gone` once the recording expired.
     public func evidenceAudio(attempt: String, _ c: Credentials, intended: UInt64, random: inout SeededRandom) async -> Result<EvidenceAudio, APIError> {
-        await typedCall(.getAttemptAudio, path: Concat.join("/attempts/", attempt, "/audio"), c, intended, &random, EvidenceAudio.init)
+        await typedCall(.getAttemptAudio, path: CallPath("/attempts/", attempt, "/audio"), c, intended, &random, EvidenceAudio.init)
     }
 
     /// `POST /assessments/{id}/feedback {helpful, comment?}` → 204.

@@ -10,7 +10,7 @@ extension APIClient {
             if let v = value { query.append("\(name)=\(Self.percentEncoded(v))") }
         }
         let path = "/articles" + (query.isEmpty ? "" : "?" + query.joined(separator: "&"))
-        return await typedCall(.getArticles, path: path, c, intended, &random, ArticlePage.init)
+        return await typedCall(.getArticles, path: CallPath(plain: path), c, intended, &random, ArticlePage.init)
     }
 
     /// `GET /growth` → weeks and recent completed sessions.

@@ -29,7 +29,7 @@ extension APIClient {
 
     /// `POST /attempts/{id}/retry` → 202 Attempt (a `failed`, retryable attempt is assessed again, no re-upload).
     public func retryAttempt(_ id: String, _ c: Credentials, intended: UInt64, random: inout SeededRandom) async -> Result<AttemptInfo, APIError> {
-        await typedCall(.retryAttempt, path: Concat.join("/attempts/", id, "/retry"), c, intended, &random, AttemptInfo.init)
+        await typedCall(.retryAttempt, path: CallPath("/attempts/", id, "/retry"), c, intended, &random, AttemptInfo.init)
     }
 }
 

@@ -4,6 +4,6 @@ import FleetCore
 extension APIClient {
     /// `POST /sessions/{id}/abandon` → the session, now `abandoned`.
     public func abandon(session: String, _ c: Credentials, intended: UInt64, random: inout SeededRandom) async -> Result<SessionInfo, APIError> {
-        await typedCall(.abandonSession, path: Concat.join("/sessions/", session, "/abandon"), c, intended, &random, SessionInfo.init)
+        await typedCall(.abandonSession, path: CallPath("/sessions/", session, "/abandon"), c, intended, &random, SessionInfo.init)
     }
 }

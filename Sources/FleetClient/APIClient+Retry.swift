@@ -5,7 +5,7 @@ import FleetHTTP
 extension APIClient {
     /// A JSON call of `route`: builds the request (again after a refresh, with the new
     /// token), judges each answer with `make`, and repeats as the rules allow.
-    func perform<T>(_ route: Route, path: String, body: JSONValue?, key: String?, credentials: Credentials?,
+    func perform<T>(_ route: Route, path: String, id: String? = nil, body: JSONValue?, key: String?, credentials: Credentials?,
                     intended: UInt64, random: inout SeededRandom, make: (APIResponse) -> T?) async -> Result<T, APIError> {
         let method = route.method
         let url = Concat.join(settings.baseURL, path)
@@ -13,7 +13,7 @@ extension APIClient {
         let timeout = settings.requestTimeout
         let safe = Self.isSafeToRepeat(route, method: method, key: key)
         return await attempts(route, safe: safe, credentials: credentials, intended: intended, random: &random,
-                              sent: Sent(path: path, json: body, key: key), request: { c in
+                              sent: Sent(path: path, json: body, key: key, id: id), request: { c in
             var headers: [HTTPHeader] = []
             headers.reserveCapacity(5)  // one allocation, not one per doubling from 1
             headers.append(HTTPHeader("Accept", "application/json"))
@@ -46,16 +46,18 @@ extension APIClient {
                      intended: UInt64, random: inout SeededRandom, sent: Sent, request build: (Credentials?) -> HTTPRequest,
                      judge: (Exchanged) -> Result<T, APIError>) async -> Result<T, APIError> {
         var state = AttemptState(intended: intended, patienceEnd: intended &+ UInt64(max(0, settings.patienceS) * 1e9))
+        let context = RequestScope.context  // read once for the call, handed down
         // A double tap (bug hunt): the first send of a tapped call goes out several times at once.
-        if let taps = RequestScope.taps, taps.routes.contains(route), random.chance(taps.rate) { state.tapCopies = taps.copies - 1 }
+        if let taps = context.taps, taps.routes.contains(route), random.chance(taps.rate) { state.tapCopies = taps.copies - 1 }
         while true {
             let copies = state.tapCopies
             state.tapCopies = 0
             let outcome = copies > 0
-                ? await sendTapped(build(credentials), route: route, intended: state.intendedStart, sent: sent, copies: copies, judge: judge)
-                : await exchange(build(credentials), route: route, intended: state.intendedStart, sent: sent)
+                ? await sendTapped(build(credentials), route: route, intended: state.intendedStart, sent: sent, copies: copies,
+                                   context: context, judge: judge)
+                : await exchange(build(credentials), route: route, intended: state.intendedStart, sent: sent, context: context)
             switch decide(route, outcome, safe: safe, enabled: enabled, credentials: credentials, state: &state,
-                          random: &random, judge: judge) {
+                          scope: context.endpointScope, random: &random, judge: judge) {
             case let .done(verdict):
                 return verdict
             case let .refresh(c):
@@ -72,9 +74,9 @@ extension APIClient {
     /// judged and recorded here. (Apart from `attempts`, so that an ordinary send holds no frame of it.)
     @inline(never)
     private func sendTapped<T>(_ request: HTTPRequest, route: Route, intended: UInt64, sent: Sent, copies: Int,
-                         judge: (Exchanged) -> Result<T, APIError>) async -> Result<Exchanged, ExchangeFailure> {
-        let all = await tapped(request, route: route, intended: intended, sent: sent, copies: copies)
-        return recordCopies(all, template: route.rawValue, intended: intended, judge: judge)
+                               context: RequestContext, judge: (Exchanged) -> Result<T, APIError>) async -> Result<Exchanged, ExchangeFailure> {
+        let all = await tapped(request, route: route, intended: intended, sent: sent, copies: copies, context: context)
+        return recordCopies(all, template: route.rawValue, scope: context.endpointScope, intended: intended, judge: judge)
     }
 
     /// The refresh after a 401; its error when it failed.
@@ -108,15 +110,15 @@ extension APIClient {
 
     /// The copies of a double tap beyond the first: judged and recorded; the first is returned.
     @inline(never)
-    private func recordCopies<T>(_ all: [Result<Exchanged, ExchangeFailure>], template: String, intended: UInt64,
-                                 judge: (Exchanged) -> Result<T, APIError>) -> Result<Exchanged, ExchangeFailure> {
+    private func recordCopies<T>(_ all: [Result<Exchanged, ExchangeFailure>], template: String, scope: EndpointLabel.Scope?,
+                                 intended: UInt64, judge: (Exchanged) -> Result<T, APIError>) -> Result<Exchanged, ExchangeFailure> {
         for other in all.dropFirst() {
             let v: Result<T, APIError>
             switch other {
             case let .success(r): v = judge(r)
             case let .failure(f): v = .failure(APIError.from(transport: f.error))
             }
-            record(template, intended: intended, outcome: other, verdict: v)
+            record(template, scope: scope, intended: intended, outcome: other, verdict: v)
         }
         return all[0]
     }
@@ -124,14 +126,14 @@ extension APIClient {
     /// Judges and records one send, and applies the rules above to what it answered.
     @inline(never)
     private func decide<T>(_ route: Route, _ outcome: Result<Exchanged, ExchangeFailure>, safe: Bool, enabled: Bool,
-                           credentials: Credentials?, state: inout AttemptState, random: inout SeededRandom,
-                           judge: (Exchanged) -> Result<T, APIError>) -> NextAttempt<T> {
+                           credentials: Credentials?, state: inout AttemptState, scope: EndpointLabel.Scope?,
+                           random: inout SeededRandom, judge: (Exchanged) -> Result<T, APIError>) -> NextAttempt<T> {
         let verdict: Result<T, APIError>
         switch outcome {
         case let .success(r): verdict = judge(r)
         case let .failure(f): verdict = .failure(APIError.from(transport: f.error))
         }
-        record(route.rawValue, intended: state.intendedStart, outcome: outcome, verdict: verdict)
+        record(route.rawValue, scope: scope, intended: state.intendedStart, outcome: outcome, verdict: verdict)
         guard case let .failure(e) = verdict else { return .done(verdict) }
         if e.isAborted || Task.isCancelled || !enabled { return .done(verdict) }
 

@@ -34,6 +34,10 @@ public struct Exchange: Sendable {
     /// The server's `Date` header in Unix milliseconds (second resolution), when it sent one.
     public var serverDateMs: Int64?
 
+    /// The `{id}` the client made `path` from (`CallPath.id`): what `pathID` would read off the
+    /// path, without reading it and making a String of it again (~400 instructions an exchange).
+    var knownPathID: String?
+
     /// The route `template` names; nil for a template the client does not call. Stored, not
     /// looked up: the checker asks several times an exchange, and a String enum's
     /// `init(rawValue:)` hashes the string each time (~600 instructions).
@@ -79,6 +83,7 @@ public struct Exchange: Sendable {
     /// exchange: three `split`s into arrays were 2 % of a journey's CPU, a walk by String index
     /// ~3k instructions an exchange).
     public var pathID: String? {
+        if let knownPathID, route?.idSegment != nil { return knownPathID }
         let shape: (at: Int, of: Int)?
         if let route { shape = route.idSegment } else { shape = Self.idSegment(ofTemplate: unlisted) }
         guard let shape else { return nil }
@@ -204,4 +209,25 @@ public enum HTTPDate {
         let days = RFC3339.daysFromCivil(Int64(year), Int64(month + 1), Int64(day))
         return (days * 86_400 + Int64(h * 3600 + m * 60 + sec)) * 1000
     }
+}
+
+/// A call's concrete path under the base URL and the `{id}` it was made from.
+struct CallPath: ExpressibleByStringLiteral {
+    let path: String
+    /// The id, when reading the path's `{id}` segment back gives it: not empty, no `/` in it.
+    let id: String?
+
+    /// `prefix + id + suffix`, as the route's template places `{id}` (`/attempts/`, id, `/submit`).
+    init(_ prefix: String, _ id: String, _ suffix: String = "") {
+        path = Concat.join(prefix, id, suffix)
+        self.id = id.isEmpty || id.utf8.contains(UInt8(ascii: "/")) ? nil : id
+    }
+
+    /// A path without an `{id}` (or one the caller does not name).
+    init(plain path: String) {
+        self.path = path
+        id = nil
+    }
+
+    init(stringLiteral path: String) { self.init(plain: path) }
 }

@@ -42,18 +42,53 @@ public final class RequestTrace: Sendable {
 
 /// Task-local context of the requests a virtual user makes: where they are traced and under
 /// which endpoint prefix they are recorded.
-public enum RequestScope {
+public struct RequestContext: Sendable {
     /// When set, every exchange of the task (and its child tasks) is appended to it.
-    @TaskLocal public static var trace: RequestTrace?
+    public var trace: RequestTrace?
     /// Prepended to the endpoint template when recording (`warmup:` during cohort preparation,
     /// `audit:` after the run), so that those requests stay apart from the measured ones.
-    @TaskLocal public static var endpointScope: EndpointLabel.Scope?
+    public var endpointScope: EndpointLabel.Scope?
     /// When set, sees every exchange of the task (the invariant checker of the user).
-    @TaskLocal public static var observer: (any ExchangeObserver)?
+    public var observer: (any ExchangeObserver)?
     /// When set, the user double-taps some calls (a race amplifier of the bug hunt).
-    @TaskLocal public static var taps: TapPolicy?
+    public var taps: TapPolicy?
     /// When set, the transfers of the task that owns it are cancelled through it (`TransferScope`).
-    @TaskLocal public static var transfers: TransferScope?
+    public var transfers: TransferScope?
+
+    public init() {}
+}
+
+/// The `RequestContext` of the current task, set for a body with `with`.
+///
+/// One task-local holds all of it, read once per call (`APIClient.attempts`) and handed down.
+/// Five task-locals read where each was needed cost ~1k instructions a request
+/// (bench/instructions.sh): each read walks the task's bindings, past every other one, and
+/// copies its value out through the generic witnesses of an `Optional`.
+public enum RequestScope {
+    /// Immutable: a `with` binds a new one. A class, so that a read retains one reference.
+    final class Box: Sendable {
+        let context: RequestContext
+        init(_ context: RequestContext) { self.context = context }
+    }
+
+    @TaskLocal static var box = Box(RequestContext())
+
+    /// The current task's context.
+    public static var context: RequestContext { box.context }
+
+    public static var trace: RequestTrace? { context.trace }
+    public static var endpointScope: EndpointLabel.Scope? { context.endpointScope }
+    public static var observer: (any ExchangeObserver)? { context.observer }
+    public static var taps: TapPolicy? { context.taps }
+    public static var transfers: TransferScope? { context.transfers }
+
+    /// Runs `body` with the current context's `field` set to `value` (the rest as it is).
+    public static func with<V, T>(_ field: WritableKeyPath<RequestContext, V>, _ value: V,
+                                  _ body: () async throws -> T) async rethrows -> T {
+        var c = context
+        c[keyPath: field] = value
+        return try await $box.withValue(Box(c), operation: body)
+    }
 }
 
 /// Double taps: the same request sent `copies` times at once with one Idempotency-Key, as a

@@ -26,7 +26,7 @@ public final class TransferScope: Sendable {
         let scope = TransferScope(owner: currentTask())
         defer { scope.owner.store(ended, ordering: .relaxed) }
         return await withTaskCancellationHandler {
-            await RequestScope.$transfers.withValue(scope) { await body() }
+            await RequestScope.with(\.transfers, scope) { await body() }
         } onCancel: {
             scope.cancelAll()
         }

@@ -86,8 +86,8 @@ public final class Fleet: Sendable {
         world.recorder.recordLatency(.userStart, intended: intended, actual: MonotonicClock.now(), end: MonotonicClock.now())
         // One cancellation handler for the whole visit (`TransferScope`), not one per exchange.
         await TransferScope.run {
-            await RequestScope.$observer.withValue(plan.checker) {
-                await RequestScope.$taps.withValue(plan.amplifiers.tapPolicy) {
+            await RequestScope.with(\.observer, plan.checker) {
+                await RequestScope.with(\.taps, plan.amplifiers.tapPolicy) {
                     // The cohort's starting state, reached through the API and recorded apart (`warmup:`);
                     // a user whose warm-up failed does not walk its journey from a wrong state.
                     // A returning visit is already in its cohort's state: no warm-up again.
