@@ -220,7 +220,15 @@ struct CallPath: ExpressibleByStringLiteral {
     /// `prefix + id + suffix`, as the route's template places `{id}` (`/attempts/`, id, `/submit`).
     init(_ prefix: String, _ id: String, _ suffix: String = "") {
         path = Concat.join(prefix, id, suffix)
-        self.id = id.isEmpty || id.utf8.contains(UInt8(ascii: "/")) ? nil : id
+        self.id = id.isEmpty || Self.hasSlash(id) ? nil : id
+    }
+
+    /// Over the string's bytes by memchr: `utf8.contains` stepped through the view a byte at a
+    /// time (~13 instructions a byte of a 36-byte id).
+    private static func hasSlash(_ s: String) -> Bool {
+        s.utf8.withContiguousStorageIfAvailable { b in
+            b.baseAddress.map { memchr($0, Int32(UInt8(ascii: "/")), b.count) != nil } ?? false
+        } ?? s.utf8.contains(UInt8(ascii: "/"))
     }
 
     /// A path without an `{id}` (or one the caller does not name).
