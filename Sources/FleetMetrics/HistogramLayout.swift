@@ -16,6 +16,8 @@ struct HistogramLayout: Sendable, Equatable {
     /// digits), so a latency series a few percent wide touches one or two pages of 2 KB.
     let pageMagnitude: Int
     var pageSize: Int { 1 << pageMagnitude }
+    /// Pages that cover every index (92 for Fleet's 1 µs–1 h at 3 digits).
+    var pageCount: Int { (countsLength + pageSize - 1) >> pageMagnitude }
 
     init(lowest: Int64, highest: Int64, significantDigits: Int) {
         // Enough linear sub-buckets that one step is at most 10^-digits of the value it sits at.
