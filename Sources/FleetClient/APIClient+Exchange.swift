@@ -16,7 +16,7 @@ extension APIClient {
         var parsed: Result<JSONValue, JSONParseError>?
     }
 
-    /// What the observer (`RequestScope.observer`) is told about a request besides the HTTP request.
+    /// What the observer (`RequestContext.observer`) is told about a request besides the HTTP request.
     struct Sent: Sendable {
         var path: String
         var json: JSONValue?

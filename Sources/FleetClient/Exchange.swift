@@ -7,7 +7,7 @@ import Synchronization
 /// One HTTP exchange as the app saw it: what went out and what came back, for whoever judges it.
 ///
 /// Steps report; they do not judge. The client hands every exchange of a task to the task-local
-/// `RequestScope.observer` (the invariant checker when a run checks), with the request's JSON body
+/// `RequestContext.observer` (the invariant checker when a run checks), with the request's JSON body
 /// and key, the answer's status and JSON, and the monotonic instants it was meant to go out, went
 /// out and ended. `status == nil` means no answer arrived: its effect may or may not have committed.
 public struct Exchange: Sendable {
@@ -136,7 +136,7 @@ public struct Exchange: Sendable {
     public var succeeded: Bool { status.map { (200..<300).contains($0) } ?? false }
 }
 
-/// Receives every exchange of the tasks it is set on (`RequestScope.observer`).
+/// Receives every exchange of the tasks it is set on (`RequestContext.observer`).
 public protocol ExchangeObserver: Sendable {
     /// Called before a request goes out (so a checker knows what is in flight).
     func willSend(route: Route, path: String, body: JSONValue?, at: UInt64)

@@ -4,7 +4,7 @@ import Synchronization
 /// The requests one virtual user put on the wire, in order: endpoint template and status.
 ///
 /// Tests compare a journey's trace with its flow table; a replay of one user can print it. It is
-/// carried as a task-local (`RequestScope.trace`) rather than on `Credentials` because sign-in,
+/// carried as a task-local (`RequestContext.trace`) rather than on `Credentials` because sign-in,
 /// token refresh and presigned uploads go out without credentials, and they belong in the trace.
 public final class RequestTrace: Sendable {
     // A journey appends from its task, a test reads after the journey; the Mutex keeps a
@@ -75,12 +75,6 @@ public enum RequestScope {
 
     /// The current task's context.
     public static var context: RequestContext { box.context }
-
-    public static var trace: RequestTrace? { context.trace }
-    public static var endpointScope: EndpointLabel.Scope? { context.endpointScope }
-    public static var observer: (any ExchangeObserver)? { context.observer }
-    public static var taps: TapPolicy? { context.taps }
-    public static var transfers: TransferScope? { context.transfers }
 
     /// Runs `body` with the current context's `field` set to `value` (the rest as it is).
     public static func with<V, T>(_ field: WritableKeyPath<RequestContext, V>, _ value: V,

@@ -21,7 +21,7 @@ public final class TransferScope: Sendable {
 
     private init(owner: UInt) { self.owner = Atomic(owner) }
 
-    /// Runs `body` with a scope owned by the current task (`RequestScope.transfers`).
+    /// Runs `body` with a scope owned by the current task (`RequestContext.transfers`).
     public static func run<T: Sendable>(_ body: () async -> T) async -> T {
         let scope = TransferScope(owner: currentTask())
         defer { scope.owner.store(ended, ordering: .relaxed) }

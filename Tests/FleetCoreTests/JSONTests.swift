@@ -105,6 +105,9 @@ final class JSONTests: XCTestCase {
         let v: JSONValue = ["z": 1, "a": ["s": "line\nbreak", "n": nil], "m": [true, 1.5]]
         XCTAssertEqual(v.serialized(), #"{"a":{"n":null,"s":"line\nbreak"},"m":[true,1.5],"z":1}"#)
         XCTAssertEqual(try JSONValue.parse(v.serialized()), v)
+        // In order but for the last pair, and in order throughout (sent as it is).
+        XCTAssertEqual((["a": 1, "c": 2, "d": 3, "b": 4] as JSONValue).serialized(), #"{"a":1,"b":4,"c":2,"d":3}"#)
+        XCTAssertEqual((["a": 1, "b": 2, "c": 3] as JSONValue).serialized(), #"{"a":1,"b":2,"c":3}"#)
     }
 
     func testSerialisationEscapesControlAndQuoteBytesAndKeepsUTF8() throws {
