@@ -44,35 +44,33 @@ extension FleetChecker {
     private func auditUser(_ u: UserChecker, client: APIClient, started: UInt64, progress: LastProgress) async {
         var random = SeededRandom(seed: seed ^ 0xA0D1_7000, stream: UInt64(truncatingIfNeeded: u.index))
         let c = u.credentials
-        await RequestScope.with(\.endpointScope, .audit) {
-            await RequestScope.with(\.observer, u) {
-                for s in u.completesInDoubt {
-                    _ = await client.complete(session: s, c, intended: MonotonicClock.now(), random: &random)
-                }
-                _ = await client.me(c, intended: MonotonicClock.now(), random: &random)
-                _ = await client.home(c, intended: MonotonicClock.now(), random: &random)
-                var waiting = u.pendingAttempts
-                while !waiting.isEmpty {
-                    var still: [String] = []
-                    for id in waiting {
-                        switch await client.attempt(id, c, intended: MonotonicClock.now(), random: &random) {
-                        case let .success(a) where UserLog.terminalStatuses.contains(a.status):
-                            progress.touch()
-                        case let .failure(e) where e.status == 404 || e.status == 403 || e.status == 410:
-                            u.forgetAttempt(id)  // deleted with its session or the account: nothing to wait for
-                        default: still.append(id)
-                        }
-                    }
-                    waiting = still
-                    guard !waiting.isEmpty, await Pause.sleep(seconds: 1), !deadlinePassed(started: started, progress: progress) else { break }
-                }
-                let now = MonotonicClock.now()
+        await RequestScope.with({ $0.endpointScope = .audit; $0.observer = u }) {
+            for s in u.completesInDoubt {
+                _ = await client.complete(session: s, c, intended: MonotonicClock.now(), random: &random)
+            }
+            _ = await client.me(c, intended: MonotonicClock.now(), random: &random)
+            _ = await client.home(c, intended: MonotonicClock.now(), random: &random)
+            var waiting = u.pendingAttempts
+            while !waiting.isEmpty {
+                var still: [String] = []
                 for id in waiting {
-                    let status = u.attemptStatus(id) ?? "?"
-                    u.reportAudit(Finding(invariant: .oneTerminalStatus,
-                                          detail: "attempt \(id) was submitted (#\(u.submittedSeq(id) ?? 0)) and is still '\(status)' \(String(format: "%.0f", Double(now - started) / 1e9)) s into the end-of-run audit",
-                                          seqs: u.submittedSeq(id).map { [$0] } ?? []), at: now)
+                    switch await client.attempt(id, c, intended: MonotonicClock.now(), random: &random) {
+                    case let .success(a) where UserLog.terminalStatuses.contains(a.status):
+                        progress.touch()
+                    case let .failure(e) where e.status == 404 || e.status == 403 || e.status == 410:
+                        u.forgetAttempt(id)  // deleted with its session or the account: nothing to wait for
+                    default: still.append(id)
+                    }
                 }
+                waiting = still
+                guard !waiting.isEmpty, await Pause.sleep(seconds: 1), !deadlinePassed(started: started, progress: progress) else { break }
+            }
+            let now = MonotonicClock.now()
+            for id in waiting {
+                let status = u.attemptStatus(id) ?? "?"
+                u.reportAudit(Finding(invariant: .oneTerminalStatus,
+                                      detail: "attempt \(id) was submitted (#\(u.submittedSeq(id) ?? 0)) and is still '\(status)' \(String(format: "%.0f", Double(now - started) / 1e9)) s into the end-of-run audit",
+                                      seqs: u.submittedSeq(id).map { [$0] } ?? []), at: now)
             }
         }
     }

@@ -30,7 +30,8 @@ extension APIClient {
 
     /// `DELETE /sessions/{id}` → 204.
     public func deleteSession(_ id: String, _ c: Credentials, intended: UInt64, random: inout SeededRandom) async -> Result<Void, APIError> {
-        await call(.deleteSession, path: Concat.join("/sessions/", id), credentials: c, intended: intended, random: &random).map { _ in () }
+        await perform(.deleteSession, path: CallPath("/sessions/", id), body: nil, key: nil, credentials: c, intended: intended,
+                      random: &random) { $0 }.map { _ in () }
     }
 }
 

@@ -80,7 +80,7 @@ extension APIClient {
     /// repeated like any malformed answer when the call is safe to repeat.
     func typedCall<T>(_ route: Route, path: CallPath, body: JSONValue? = nil, key: String? = nil, _ c: Credentials,
                       _ intended: UInt64, _ random: inout SeededRandom, _ make: (JSONValue) -> T?) async -> Result<T, APIError> {
-        await perform(route, path: path.path, id: path.id, body: body, key: key, credentials: c, intended: intended, random: &random) {
+        await perform(route, path: path, body: body, key: key, credentials: c, intended: intended, random: &random) {
             make($0.body)
         }
     }

@@ -36,19 +36,18 @@ extension APIClient {
         observer?.willSend(route: route, path: sent.path, body: sent.json, at: actual)
         let holder = TransferHolder()
         let engine = self.engine, queue = self.queue
+        func send(_ c: CheckedContinuation<Result<HTTPResponse, HTTPError>, Never>) {
+            holder.set(engine.send(request, queue: queue) { c.resume(returning: $0) })
+        }
         let result: Result<HTTPResponse, HTTPError>
         if let scope = context.transfers, scope.ownedByCurrentTask {
             // Registered before it is sent: a cancel between the two finds it.
             scope.register(holder)
-            result = await withCheckedContinuation { (c: CheckedContinuation<Result<HTTPResponse, HTTPError>, Never>) in
-                holder.set(engine.send(request, queue: queue) { c.resume(returning: $0) })
-            }
+            result = await withCheckedContinuation(send)
             scope.unregister(holder)
         } else {
             result = await withTaskCancellationHandler {
-                await withCheckedContinuation { (c: CheckedContinuation<Result<HTTPResponse, HTTPError>, Never>) in
-                    holder.set(engine.send(request, queue: queue) { c.resume(returning: $0) })
-                }
+                await withCheckedContinuation(send)
             } onCancel: {
                 holder.cancel()
             }

@@ -5,15 +5,15 @@ import FleetHTTP
 extension APIClient {
     /// A JSON call of `route`: builds the request (again after a refresh, with the new
     /// token), judges each answer with `make`, and repeats as the rules allow.
-    func perform<T>(_ route: Route, path: String, id: String? = nil, body: JSONValue?, key: String?, credentials: Credentials?,
+    func perform<T>(_ route: Route, path: CallPath, body: JSONValue?, key: String?, credentials: Credentials?,
                     intended: UInt64, random: inout SeededRandom, make: (APIResponse) -> T?) async -> Result<T, APIError> {
         let method = route.method
-        let url = Concat.join(settings.baseURL, path)
+        let url = Concat.join(settings.baseURL, path.path)
         let bodyBytes = body.map { HTTPBody(bytes: $0.serializedBytes()) }
         let timeout = settings.requestTimeout
         let safe = Self.isSafeToRepeat(route, method: method, key: key)
         return await attempts(route, safe: safe, credentials: credentials, intended: intended, random: &random,
-                              sent: Sent(path: path, json: body, key: key, id: id), request: { c in
+                              sent: Sent(path: path.path, json: body, key: key, id: path.id), request: { c in
             var headers: [HTTPHeader] = []
             headers.reserveCapacity(5)  // one allocation, not one per doubling from 1
             headers.append(HTTPHeader("Accept", "application/json"))

@@ -45,7 +45,7 @@ public final class APIClient: Sendable {
     /// empty or JSON.
     public func call(_ route: Route, path: String, body: JSONValue? = nil, idempotencyKey: String? = nil,
                      credentials: Credentials?, intended: UInt64, random: inout SeededRandom) async -> APIResult {
-        await perform(route, path: path, body: body, key: idempotencyKey, credentials: credentials,
+        await perform(route, path: CallPath(plain: path), body: body, key: idempotencyKey, credentials: credentials,
                       intended: intended, random: &random) { $0 }
     }
 

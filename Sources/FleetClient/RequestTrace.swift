@@ -76,11 +76,12 @@ public enum RequestScope {
     /// The current task's context.
     public static var context: RequestContext { box.context }
 
-    /// Runs `body` with the current context's `field` set to `value` (the rest as it is).
-    public static func with<V, T>(_ field: WritableKeyPath<RequestContext, V>, _ value: V,
-                                  _ body: () async throws -> T) async rethrows -> T {
+    /// Runs `body` with the current context as `change` leaves it. One binding for all the fields
+    /// a caller sets (a visit's transfers, observer and taps): each binding is a box and a
+    /// task-local record the visit holds while it thinks.
+    public static func with<T>(_ change: (inout RequestContext) -> Void, _ body: () async throws -> T) async rethrows -> T {
         var c = context
-        c[keyPath: field] = value
+        change(&c)
         return try await $box.withValue(Box(c), operation: body)
     }
 }

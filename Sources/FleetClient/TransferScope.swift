@@ -21,12 +21,13 @@ public final class TransferScope: Sendable {
 
     private init(owner: UInt) { self.owner = Atomic(owner) }
 
-    /// Runs `body` with a scope owned by the current task (`RequestContext.transfers`).
-    public static func run<T: Sendable>(_ body: () async -> T) async -> T {
+    /// Runs `body` with a scope owned by the current task (`RequestContext.transfers`), in the
+    /// request context as `context` leaves it (bound once with the scope).
+    public static func run<T: Sendable>(context: (inout RequestContext) -> Void = { _ in }, _ body: () async -> T) async -> T {
         let scope = TransferScope(owner: currentTask())
         defer { scope.owner.store(ended, ordering: .relaxed) }
         return await withTaskCancellationHandler {
-            await RequestScope.with(\.transfers, scope) { await body() }
+            await RequestScope.with({ context(&$0); $0.transfers = scope }) { await body() }
         } onCancel: {
             scope.cancelAll()
         }

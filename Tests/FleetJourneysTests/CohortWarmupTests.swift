@@ -24,7 +24,7 @@ final class CohortWarmupTests: XCTestCase {
         for (i, (cohort, _, _, _)) in expected.enumerated() {
             let user = h.user(10 + i, world: world, cohort: cohort)
             let trace = RequestTrace()
-            let ready = await RequestScope.with(\.trace, trace) { await Population.prepare(user) }
+            let ready = await RequestScope.with({ $0.trace = trace }) { await Population.prepare(user) }
             XCTAssertTrue(ready, cohort)
             XCTAssertEqual(trace.entries.isEmpty, cohort == "new", "only a new user has no warm-up")
             XCTAssertFalse(trace.templates.contains { $0.hasPrefix("DELETE") || $0 == "PATCH /me" }, trace.dump)

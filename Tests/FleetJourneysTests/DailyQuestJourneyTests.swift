@@ -42,7 +42,7 @@ final class DailyQuestJourneyTests: XCTestCase {
         defer { h.shutdown() }
         let user = h.user(2, world: h.world())
         let trace = RequestTrace()
-        try await RequestScope.with(\.trace, trace) {
+        try await RequestScope.with({ $0.trace = trace }) {
             try await user.launch()
             let home = try await user.openHome()
             var session = try user.expect(await user.client.createSession(

@@ -78,7 +78,7 @@ final class JourneyHarness: @unchecked Sendable {
     func walk(_ journey: any Journey, _ user: VirtualUser, file: StaticString = #filePath,
               line: UInt = #line) async -> (JourneyOutcome, RequestTrace) {
         let trace = RequestTrace()
-        let outcome = await RequestScope.with(\.trace, trace) { await user.run(journey) }
+        let outcome = await RequestScope.with({ $0.trace = trace }) { await user.run(journey) }
         XCTAssertEqual(user.undeclaredKeys, [], "\(journey.name) read keys it does not declare", file: file, line: line)
         return (outcome, trace)
     }

@@ -92,7 +92,7 @@ final class OfflineUploadJourneyTests: XCTestCase {
                                                                      random: &user.random))
         let rec = h.recordings.recording, key = user.newKey()
         let trace = RequestTrace()
-        try await RequestScope.with(\.trace, trace) {
+        try await RequestScope.with({ $0.trace = trace }) {
             let stale = try await user.requestUpload(session: session.id, round: 1, recording: rec, key: key)
             let expires = try XCTUnwrap(stale.expiresAtMillis)
             try await Task.sleep(nanoseconds: UInt64(max(0, expires - WallClock.nowMillis()) + 300) * 1_000_000)

@@ -75,7 +75,7 @@ public enum Population {
         let recorder = user.world.recorder
         let started = MonotonicClock.now()
         recorder.journeyStarted(JourneyResult.warmup, cohort: user.cohort)
-        let result = await RequestScope.with(\.endpointScope, .warmup) { () async -> Result<Void, Warmup.Failure> in
+        let result = await RequestScope.with({ $0.endpointScope = .warmup }) { () async -> Result<Void, Warmup.Failure> in
             do throws(Warmup.Failure) {
                 try await warmup.run(plan)
                 return .success(())

@@ -84,26 +84,23 @@ public final class Fleet: Sendable {
         let user = plan.user
         defer { if let l = plan.lease { returning.giveBack(l.user, user.device) } }
         world.recorder.recordLatency(.userStart, intended: intended, actual: MonotonicClock.now(), end: MonotonicClock.now())
-        // One cancellation handler for the whole visit (`TransferScope`), not one per exchange.
-        await TransferScope.run {
-            await RequestScope.with(\.observer, plan.checker) {
-                await RequestScope.with(\.taps, plan.amplifiers.tapPolicy) {
-                    // The cohort's starting state, reached through the API and recorded apart (`warmup:`);
-                    // a user whose warm-up failed does not walk its journey from a wrong state.
-                    // A returning visit is already in its cohort's state: no warm-up again.
-                    if plan.lease?.returning != true {
-                        guard await Population.prepare(user) else { return }
-                    }
-                    let walkers = plan.others(shadows: shadows, seed: profile.seed, intended: intended)
-                    let journey = plan.journey, midnight = plan.midnight
-                    // Alone (nearly every user), the visit runs in this task: a group would hold a
-                    // second task (and its frames) per user for the whole visit, thinks included.
-                    guard !walkers.isEmpty else { return await visit(user, journey: journey, midnight: midnight) }
-                    await withTaskGroup(of: Void.self) { group in
-                        for o in walkers { group.addTask { _ = await o.run(journey) } }
-                        group.addTask { await self.visit(user, journey: journey, midnight: midnight) }
-                    }
-                }
+        // One cancellation handler for the whole visit (`TransferScope`), not one per exchange, and
+        // one binding of its request context (transfers, the user's checker, its double taps).
+        await TransferScope.run(context: { $0.observer = plan.checker; $0.taps = plan.amplifiers.tapPolicy }) {
+            // The cohort's starting state, reached through the API and recorded apart (`warmup:`);
+            // a user whose warm-up failed does not walk its journey from a wrong state.
+            // A returning visit is already in its cohort's state: no warm-up again.
+            if plan.lease?.returning != true {
+                guard await Population.prepare(user) else { return }
+            }
+            let walkers = plan.others(shadows: shadows, seed: profile.seed, intended: intended)
+            let journey = plan.journey, midnight = plan.midnight
+            // Alone (nearly every user), the visit runs in this task: a group would hold a
+            // second task (and its frames) per user for the whole visit, thinks included.
+            guard !walkers.isEmpty else { return await visit(user, journey: journey, midnight: midnight) }
+            await withTaskGroup(of: Void.self) { group in
+                for o in walkers { group.addTask { _ = await o.run(journey) } }
+                group.addTask { await self.visit(user, journey: journey, midnight: midnight) }
             }
         }
         plan.checker?.walkEnded()
