@@ -30,10 +30,10 @@ public struct TraceEntry: Sendable {
     }
 }
 
-/// An answer as a trace line shows it (`digest`, `excerpt`), kept as its hash and first bytes
-/// until a trace is written: making both strings for every exchange (a 240-character String, its
-/// ellipsis, a grapheme walk for a non-ASCII start, the digest's hex) was ~2k instructions an
-/// exchange (bench/instructions.sh), and most rings are dropped unread.
+/// An answer as a trace line shows it (`digest`, `excerpt`), kept as it came (or its hash and
+/// first bytes, when long) until a trace is written: making both strings for every exchange (a
+/// 240-character String, its ellipsis, a grapheme walk for a non-ASCII start, the digest's hex)
+/// was ~2k instructions an exchange (bench/instructions.sh), and most rings are dropped unread.
 public struct AnswerSnippet: Sendable {
     private enum Form: Sendable {
         /// Plain ASCII without CR: the bytes are the excerpt's characters; `more` adds the ellipsis.
@@ -42,24 +42,43 @@ public struct AnswerSnippet: Sendable {
         case whole([UInt8], limit: Int)
         case text(String)
     }
-    private let hash: UInt64?
+    private enum Hash: Sendable {
+        case none
+        case known(UInt64)
+        /// Of the `.whole` answer, taken when shown.
+        case later
+    }
+    private let hash: Hash
     private let form: Form
 
-    public static let none = AnswerSnippet(hash: nil, form: .text(""))
+    public static let none = AnswerSnippet(hash: .none, form: .text(""))
 
-    private init(hash: UInt64?, form: Form) { self.hash = hash; self.form = form }
+    private init(hash: Hash, form: Form) { self.hash = hash; self.form = form }
 
     /// The same answer with no digest shown (an exchange whose answer had no body).
-    func withoutDigest() -> AnswerSnippet { AnswerSnippet(hash: nil, form: form) }
+    func withoutDigest() -> AnswerSnippet { AnswerSnippet(hash: .none, form: form) }
 
     /// 12 hex digits of the whole answer's hash; empty for none.
-    public var digest: String { hash.map { Hex.encode($0, digits: 12) } ?? "" }
+    public var digest: String {
+        switch (hash, form) {
+        case (.none, _): return ""
+        case let (.known(h), _): return Hex.encode(h, digits: 12)
+        case let (.later, .whole(b, _)): return Hex.encode(Redact.digest(of: b), digits: 12)
+        case (.later, _): return ""  // not made: `.later` comes only with `.whole`
+        }
+    }
 
     /// The answer's first `limit` characters, and an ellipsis when it had more.
     public var excerpt: String {
         switch form {
         case let .ascii(b, more): return String(decoding: b, as: UTF8.self) + (more ? "…" : "")
         case let .whole(b, limit):
+            // Serialised JSON is mostly ASCII: when the first `limit + 1` bytes are ASCII (and
+            // hold no CR, which joins a following LF into one character), they are `limit + 1`
+            // characters, so the cut needs no grapheme walk.
+            if Redact.isPlainASCII(b, count: Swift.min(b.count, limit + 1)) {
+                return b.count <= limit ? String(decoding: b, as: UTF8.self) : String(decoding: b[..<limit], as: UTF8.self) + "…"
+            }
             let whole = String(decoding: b, as: UTF8.self)
             return Redact.cut(whole, limit) ?? whole
         case let .text(t): return t
@@ -68,18 +87,17 @@ public struct AnswerSnippet: Sendable {
 
     /// The snippet of `bytes` (a whole answer, already redacted where it must be).
     static func of(_ bytes: [UInt8], limit: Int) -> AnswerSnippet {
-        let hash = Redact.digest(of: bytes)
-        // Serialised JSON is mostly ASCII: when the first `limit + 1` bytes are ASCII (and hold no
-        // CR, which joins a following LF into one character), they are `limit + 1` characters,
-        // so the cut needs no grapheme walk.
-        if Redact.isPlainASCII(bytes, count: Swift.min(bytes.count, limit + 1)) {
-            return AnswerSnippet(hash: hash, form: bytes.count <= limit ? .ascii(bytes, more: false)
-                                                                        : .ascii(Array(bytes[..<limit]), more: true))
-        }
-        // A scalar is at most 4 bytes: decoding that many is usually enough to cut `limit`
-        // characters; long runs of combining marks (several scalars per character) fall back to all.
+        // A scalar is at most 4 bytes: `4 × limit + 4` bytes are usually enough to cut `limit`
+        // characters. An answer that short (most are) is kept as it is, sharing the caller's
+        // array, and hashed and cut only when a trace shows it: that was ~700 instructions an
+        // exchange (bench/instructions.sh). A longer one keeps only its hash and first characters.
         let headBytes = 4 * limit + 4
-        if bytes.count <= headBytes { return AnswerSnippet(hash: hash, form: .whole(bytes, limit: limit)) }
+        if bytes.count <= headBytes { return AnswerSnippet(hash: .later, form: .whole(bytes, limit: limit)) }
+        let hash = Hash.known(Redact.digest(of: bytes))
+        if Redact.isPlainASCII(bytes, count: limit + 1) {
+            return AnswerSnippet(hash: hash, form: .ascii(Array(bytes[..<limit]), more: true))
+        }
+        // Long runs of combining marks (several scalars per character) fall back to all.
         if let cut = Redact.cut(String(decoding: bytes[..<headBytes], as: UTF8.self), limit) {
             return AnswerSnippet(hash: hash, form: .text(cut))
         }

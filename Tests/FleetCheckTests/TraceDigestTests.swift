@@ -104,6 +104,25 @@ final class TraceDigestTests: XCTestCase {
         XCTAssertEqual(excerpt, String(decoding: raw[..<241], as: UTF8.self) + "…")
     }
 
+    /// Answers of up to `4 × limit + 4` bytes are kept whole and hashed and cut when shown; longer
+    /// ones are hashed and cut at once. Either side of that bound a trace line reads the same way:
+    /// the first `limit` characters and an ellipsis, a digest that tells the last byte apart.
+    func testAnswersEitherSideOfTheKeptWholeBoundShowAlike() throws {
+        for total in [963, 964, 965, 3000] {
+            for letter in ["x", "é"] {
+                let body = String(repeating: letter, count: (total - 8) / letter.utf8.count)
+                let a = Array((#"{"s":""# + body + #""}"#).utf8), b = Array((#"{"s":""# + body + #"" }"#).utf8)
+                let (da, ea) = digestAndExcerpt(raw: a, parsed: try JSONValue.parse(a), limit: 240)
+                let (db, _) = digestAndExcerpt(raw: b, parsed: try JSONValue.parse(b), limit: 240)
+                XCTAssertEqual(ea, #"{"s":""# + String(repeating: letter, count: 234) + "…", "\(total) bytes of \(letter)")
+                XCTAssertEqual(da.count, 12)
+                XCTAssertTrue(da.allSatisfy(\.isHexDigit), da)
+                XCTAssertNotEqual(da, db, "\(total) bytes of \(letter): one more byte at the end")
+                XCTAssertEqual(da, digestAndExcerpt(raw: a, parsed: try JSONValue.parse(a), limit: 240).digest)
+            }
+        }
+    }
+
     // The trace line's two strings, as `TraceEntry.json()` writes them.
     private func digestAndExcerpt(_ v: JSONValue?, limit: Int) -> (digest: String, excerpt: String) {
         let s = Redact.snippet(v, limit: limit)
