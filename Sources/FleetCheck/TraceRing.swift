@@ -24,7 +24,8 @@ public struct TraceEntry: Sendable {
             o["intended_ms"] = .number(intendedMs.rounded()); o["actual_ms"] = .number(actualMs.rounded())
             o["end_ms"] = .number(endMs.rounded()); o["path"] = .string(path)
             o["status"] = status.map { .number(Double($0)) } ?? .null
-            o["digest"] = .string(digest); o["excerpt"] = .string(excerpt)
+            let a = answer.resolved()  // once: resolving a kept answer may parse and serialise it
+            o["digest"] = .string(a.digest); o["excerpt"] = .string(a.excerpt)
         }
         return JSONValue.object(o).serialized()
     }
@@ -41,6 +42,9 @@ public struct AnswerSnippet: Sendable {
         /// A whole answer of at most `4 × limit + 4` bytes, cut to `limit` characters when shown.
         case whole([UInt8], limit: Int)
         case text(String)
+        /// A whole raw answer of at most `4 × limit + 4` bytes, not yet searched for secrets:
+        /// `resolved()` tells which of the other forms it stands for.
+        case raw([UInt8], limit: Int)
     }
     private enum Hash: Sendable {
         case none
@@ -58,19 +62,33 @@ public struct AnswerSnippet: Sendable {
     /// The same answer with no digest shown (an exchange whose answer had no body).
     func withoutDigest() -> AnswerSnippet { AnswerSnippet(hash: .none, form: form) }
 
+    /// A raw answer kept as it came (see `Redact.snippet(raw:parsed:limit:)`).
+    static func kept(raw: [UInt8], limit: Int) -> AnswerSnippet { AnswerSnippet(hash: .later, form: .raw(raw, limit: limit)) }
+
+    /// What a `.raw` answer stands for: the snippet of its bytes as they came, or, when they may
+    /// hold a secret, of its redacted serialisation (parsed again: the bytes parsed once already).
+    func resolved() -> AnswerSnippet {
+        guard case let .raw(b, limit) = form else { return self }
+        let s = Redact.mayHoldSecret(b) ? Redact.snippet(try? JSONValue.parse(b), limit: limit) : .of(b, limit: limit)
+        if case .none = hash { return s.withoutDigest() }
+        return s
+    }
+
     /// 12 hex digits of the whole answer's hash; empty for none.
     public var digest: String {
-        switch (hash, form) {
+        let r = resolved()
+        switch (r.hash, r.form) {
         case (.none, _): return ""
         case let (.known(h), _): return Hex.encode(h, digits: 12)
         case let (.later, .whole(b, _)): return Hex.encode(Redact.digest(of: b), digits: 12)
-        case (.later, _): return ""  // not made: `.later` comes only with `.whole`
+        case (.later, _): return ""  // not made: `.later` comes resolved only with `.whole`
         }
     }
 
     /// The answer's first `limit` characters, and an ellipsis when it had more.
     public var excerpt: String {
-        switch form {
+        let r = resolved()
+        switch r.form {
         case let .ascii(b, more): return String(decoding: b, as: UTF8.self) + (more ? "…" : "")
         case let .whole(b, limit):
             // Serialised JSON is mostly ASCII: when the first `limit + 1` bytes are ASCII (and
@@ -82,6 +100,7 @@ public struct AnswerSnippet: Sendable {
             let whole = String(decoding: b, as: UTF8.self)
             return Redact.cut(whole, limit) ?? whole
         case let .text(t): return t
+        case .raw: return ""  // not made: `resolved()` leaves no `.raw`
         }
     }
 
@@ -151,8 +170,13 @@ enum Redact {
     /// secret key can be in them, else of the redacted serialisation. Most answers hold no token,
     /// and serialising every parsed answer again was most of the checker's instructions per
     /// exchange (bench/instructions.sh). An answer that is not JSON (`parsed` nil) gets none, as before.
+    /// An answer of at most `4 × limit + 4` bytes (most) is kept as it came, sharing the
+    /// exchange's array, and searched for secrets only when a trace shows it: the search was
+    /// ~500 instructions an exchange, and most rings are dropped unread. The kept bytes may hold
+    /// a token in memory, as the exchange did; what is written is redacted all the same.
     static func snippet(raw: [UInt8], parsed: JSONValue?, limit: Int) -> AnswerSnippet {
         guard parsed != nil else { return .none }
+        if !raw.isEmpty && raw.count <= 4 * limit + 4 { return .kept(raw: raw, limit: limit) }
         if !raw.isEmpty && !mayHoldSecret(raw) { return .of(raw, limit: limit) }
         return snippet(parsed, limit: limit)
     }

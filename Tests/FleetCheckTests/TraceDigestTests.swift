@@ -120,6 +120,12 @@ final class TraceDigestTests: XCTestCase {
                 XCTAssertNotEqual(da, db, "\(total) bytes of \(letter): one more byte at the end")
                 XCTAssertEqual(da, digestAndExcerpt(raw: a, parsed: try JSONValue.parse(a), limit: 240).digest)
             }
+            // A token is redacted on either side too (kept answers are searched when shown).
+            let pad = String(repeating: "p", count: total - 40)
+            let secret = Array((#"{"access_token": "secret-C", "pad": ""# + pad + #""}"#).utf8)
+            let shown = digestAndExcerpt(raw: secret, parsed: try JSONValue.parse(secret), limit: 240)
+            XCTAssertTrue(shown.excerpt.hasPrefix(#"{"access_token":"<redacted>","pad":"ppp"#), "\(total): \(shown.excerpt.prefix(60))")
+            XCTAssertFalse(shown.excerpt.contains("secret-C"))
         }
     }
 
