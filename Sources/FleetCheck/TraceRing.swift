@@ -31,97 +31,76 @@ public struct TraceEntry: Sendable {
     }
 }
 
-/// An answer as a trace line shows it (`digest`, `excerpt`), kept as it came (or its hash and
-/// first bytes, when long) until a trace is written: making both strings for every exchange (a
-/// 240-character String, its ellipsis, a grapheme walk for a non-ASCII start, the digest's hex)
-/// was ~2k instructions an exchange (bench/instructions.sh), and most rings are dropped unread.
+/// An answer as a trace line shows it (`digest`, `excerpt`). Most answers are kept as they came
+/// (sharing the exchange's array) and read only when a trace is written: searching each for
+/// secrets, hashing it and cutting its excerpt was ~1.2k instructions an exchange
+/// (bench/instructions.sh), and most rings are dropped unread. A longer answer is not held
+/// whole: its hash and excerpt are made at once.
 public struct AnswerSnippet: Sendable {
     private enum Form: Sendable {
-        /// Plain ASCII without CR: the bytes are the excerpt's characters; `more` adds the ellipsis.
-        case ascii([UInt8], more: Bool)
-        /// A whole answer of at most `4 × limit + 4` bytes, cut to `limit` characters when shown.
-        case whole([UInt8], limit: Int)
-        case text(String)
-        /// A whole raw answer of at most `4 × limit + 4` bytes, not yet searched for secrets:
-        /// `resolved()` tells which of the other forms it stands for.
-        case raw([UInt8], limit: Int)
-    }
-    private enum Hash: Sendable {
         case none
-        case known(UInt64)
-        /// Of the `.whole` answer, taken when shown.
-        case later
+        /// A raw answer of at most `4 × limit + 4` bytes, as it came: searched for secrets,
+        /// hashed and cut when shown (`resolved()`).
+        case kept([UInt8], limit: Int)
+        /// An answer's hash and excerpt, from its bytes redacted where they must be.
+        case made(hash: UInt64, excerpt: String)
     }
-    private let hash: Hash
     private let form: Form
+    /// False for an exchange whose answer had no body: its line shows no digest.
+    private let showsDigest: Bool
 
-    public static let none = AnswerSnippet(hash: .none, form: .text(""))
+    public static let none = AnswerSnippet(.none)
 
-    private init(hash: Hash, form: Form) { self.hash = hash; self.form = form }
+    private init(_ form: Form, showsDigest: Bool = true) { self.form = form; self.showsDigest = showsDigest }
 
-    /// The same answer with no digest shown (an exchange whose answer had no body).
-    func withoutDigest() -> AnswerSnippet { AnswerSnippet(hash: .none, form: form) }
+    /// The same answer with no digest shown.
+    func withoutDigest() -> AnswerSnippet { AnswerSnippet(form, showsDigest: false) }
 
     /// A raw answer kept as it came (see `Redact.snippet(raw:parsed:limit:)`).
-    static func kept(raw: [UInt8], limit: Int) -> AnswerSnippet { AnswerSnippet(hash: .later, form: .raw(raw, limit: limit)) }
+    static func kept(raw: [UInt8], limit: Int) -> AnswerSnippet { AnswerSnippet(.kept(raw, limit: limit)) }
 
-    /// What a `.raw` answer stands for: the snippet of its bytes as they came, or, when they may
-    /// hold a secret, of its redacted serialisation (parsed again: the bytes parsed once already).
+    /// The hash and excerpt of `bytes`, a whole answer already redacted where it must be.
+    static func of(_ bytes: [UInt8], limit: Int) -> AnswerSnippet {
+        AnswerSnippet(.made(hash: Redact.digest(of: bytes), excerpt: excerpt(of: bytes, limit: limit)))
+    }
+
+    /// What a kept answer shows: its bytes as they came, or, when they may hold a secret, its
+    /// redacted serialisation (parsed again: the same bytes parsed once already).
     func resolved() -> AnswerSnippet {
-        guard case let .raw(b, limit) = form else { return self }
+        guard case let .kept(b, limit) = form else { return self }
         let s = Redact.mayHoldSecret(b) ? Redact.snippet(try? JSONValue.parse(b), limit: limit) : .of(b, limit: limit)
-        if case .none = hash { return s.withoutDigest() }
-        return s
+        return showsDigest ? s : s.withoutDigest()
     }
 
     /// 12 hex digits of the whole answer's hash; empty for none.
     public var digest: String {
-        let r = resolved()
-        switch (r.hash, r.form) {
-        case (.none, _): return ""
-        case let (.known(h), _): return Hex.encode(h, digits: 12)
-        case let (.later, .whole(b, _)): return Hex.encode(Redact.digest(of: b), digits: 12)
-        case (.later, _): return ""  // not made: `.later` comes resolved only with `.whole`
-        }
+        guard showsDigest, case let .made(hash, _) = resolved().form else { return "" }
+        return Hex.encode(hash, digits: 12)
     }
 
     /// The answer's first `limit` characters, and an ellipsis when it had more.
     public var excerpt: String {
-        let r = resolved()
-        switch r.form {
-        case let .ascii(b, more): return String(decoding: b, as: UTF8.self) + (more ? "…" : "")
-        case let .whole(b, limit):
-            // Serialised JSON is mostly ASCII: when the first `limit + 1` bytes are ASCII (and
-            // hold no CR, which joins a following LF into one character), they are `limit + 1`
-            // characters, so the cut needs no grapheme walk.
-            if Redact.isPlainASCII(b, count: Swift.min(b.count, limit + 1)) {
-                return b.count <= limit ? String(decoding: b, as: UTF8.self) : String(decoding: b[..<limit], as: UTF8.self) + "…"
-            }
-            let whole = String(decoding: b, as: UTF8.self)
-            return Redact.cut(whole, limit) ?? whole
-        case let .text(t): return t
-        case .raw: return ""  // not made: `resolved()` leaves no `.raw`
-        }
+        guard case let .made(_, excerpt) = resolved().form else { return "" }
+        return excerpt
     }
 
-    /// The snippet of `bytes` (a whole answer, already redacted where it must be).
-    static func of(_ bytes: [UInt8], limit: Int) -> AnswerSnippet {
-        // A scalar is at most 4 bytes: `4 × limit + 4` bytes are usually enough to cut `limit`
-        // characters. An answer that short (most are) is kept as it is, sharing the caller's
-        // array, and hashed and cut only when a trace shows it: that was ~700 instructions an
-        // exchange (bench/instructions.sh). A longer one keeps only its hash and first characters.
-        let headBytes = 4 * limit + 4
-        if bytes.count <= headBytes { return AnswerSnippet(hash: .later, form: .whole(bytes, limit: limit)) }
-        let hash = Hash.known(Redact.digest(of: bytes))
-        if Redact.isPlainASCII(bytes, count: limit + 1) {
-            return AnswerSnippet(hash: hash, form: .ascii(Array(bytes[..<limit]), more: true))
+    /// The first `limit` characters of `bytes`, and an ellipsis when there are more.
+    static func excerpt(of bytes: [UInt8], limit: Int) -> String {
+        // Serialised JSON is mostly ASCII: when the first `limit + 1` bytes are ASCII (and hold no
+        // CR, which joins a following LF into one character), they are `limit + 1` characters,
+        // so the cut needs no grapheme walk.
+        if Redact.isPlainASCII(bytes, count: Swift.min(bytes.count, limit + 1)) {
+            return bytes.count <= limit ? String(decoding: bytes, as: UTF8.self)
+                                        : String(decoding: bytes[..<limit], as: UTF8.self) + "…"
         }
-        // Long runs of combining marks (several scalars per character) fall back to all.
-        if let cut = Redact.cut(String(decoding: bytes[..<headBytes], as: UTF8.self), limit) {
-            return AnswerSnippet(hash: hash, form: .text(cut))
+        // A scalar is at most 4 bytes: decoding that many is usually enough to cut `limit`
+        // characters; long runs of combining marks (several scalars per character) fall back to all.
+        let headBytes = 4 * limit + 4
+        if bytes.count > headBytes, let cut = Redact.cut(String(decoding: bytes[..<headBytes], as: UTF8.self), limit) {
+            return cut
         }
         let whole = String(decoding: bytes, as: UTF8.self)
-        return AnswerSnippet(hash: hash, form: .text(Redact.cut(whole, limit) ?? whole))
+        return Redact.cut(whole, limit) ?? whole
     }
 }
 
@@ -170,10 +149,10 @@ enum Redact {
     /// secret key can be in them, else of the redacted serialisation. Most answers hold no token,
     /// and serialising every parsed answer again was most of the checker's instructions per
     /// exchange (bench/instructions.sh). An answer that is not JSON (`parsed` nil) gets none, as before.
-    /// An answer of at most `4 × limit + 4` bytes (most) is kept as it came, sharing the
-    /// exchange's array, and searched for secrets only when a trace shows it: the search was
-    /// ~500 instructions an exchange, and most rings are dropped unread. The kept bytes may hold
-    /// a token in memory, as the exchange did; what is written is redacted all the same.
+    /// An answer of at most `4 × limit + 4` bytes (most) is kept as it came and searched for
+    /// secrets only when a trace shows it (`AnswerSnippet.resolved()`). The kept bytes may hold a
+    /// token in memory, as the exchange did, until the ring lets go of them; what is written is
+    /// redacted all the same.
     static func snippet(raw: [UInt8], parsed: JSONValue?, limit: Int) -> AnswerSnippet {
         guard parsed != nil else { return .none }
         if !raw.isEmpty && raw.count <= 4 * limit + 4 { return .kept(raw: raw, limit: limit) }
