@@ -15,8 +15,6 @@ public struct TraceEntry: Sendable {
     public var status: Int?
     /// A short digest of the answer and its first characters, with tokens and signed transactions redacted.
     public var answer: AnswerSnippet
-    public var digest: String { answer.digest }
-    public var excerpt: String { answer.excerpt }
 
     func json() -> String {
         var o: JSONObject = ["seq": .number(Double(seq)), "what": .string(what)]
@@ -39,7 +37,7 @@ public struct TraceEntry: Sendable {
 public struct AnswerSnippet: Sendable {
     private enum Form: Sendable {
         case none
-        /// A raw answer of at most `4 × limit + 4` bytes, as it came: searched for secrets,
+        /// A raw answer of at most `headBytes(limit)` bytes, as it came: searched for secrets,
         /// hashed and cut when shown (`resolved()`).
         case kept([UInt8], limit: Int)
         /// An answer's hash and excerpt, from its bytes redacted where they must be.
@@ -55,6 +53,11 @@ public struct AnswerSnippet: Sendable {
 
     /// The same answer with no digest shown.
     func withoutDigest() -> AnswerSnippet { AnswerSnippet(form, showsDigest: false) }
+
+    /// A scalar is at most 4 bytes: the first `limit` characters of an answer are in this many
+    /// of its bytes, unless long runs of combining marks put several scalars in a character.
+    /// Answers up to this long are kept whole (`Redact.snippet(raw:parsed:limit:)`).
+    static func headBytes(_ limit: Int) -> Int { 4 * limit + 4 }
 
     /// A raw answer kept as it came (see `Redact.snippet(raw:parsed:limit:)`).
     static func kept(raw: [UInt8], limit: Int) -> AnswerSnippet { AnswerSnippet(.kept(raw, limit: limit)) }
@@ -93,10 +96,9 @@ public struct AnswerSnippet: Sendable {
             return bytes.count <= limit ? String(decoding: bytes, as: UTF8.self)
                                         : String(decoding: bytes[..<limit], as: UTF8.self) + "…"
         }
-        // A scalar is at most 4 bytes: decoding that many is usually enough to cut `limit`
-        // characters; long runs of combining marks (several scalars per character) fall back to all.
-        let headBytes = 4 * limit + 4
-        if bytes.count > headBytes, let cut = Redact.cut(String(decoding: bytes[..<headBytes], as: UTF8.self), limit) {
+        // Only the head is decoded to cut a long answer; runs of combining marks fall back to all.
+        let head = headBytes(limit)
+        if bytes.count > head, let cut = Redact.cut(String(decoding: bytes[..<head], as: UTF8.self), limit) {
             return cut
         }
         let whole = String(decoding: bytes, as: UTF8.self)
@@ -149,13 +151,13 @@ enum Redact {
     /// secret key can be in them, else of the redacted serialisation. Most answers hold no token,
     /// and serialising every parsed answer again was most of the checker's instructions per
     /// exchange (bench/instructions.sh). An answer that is not JSON (`parsed` nil) gets none, as before.
-    /// An answer of at most `4 × limit + 4` bytes (most) is kept as it came and searched for
+    /// An answer of at most `AnswerSnippet.headBytes(limit)` bytes (most) is kept as it came and searched for
     /// secrets only when a trace shows it (`AnswerSnippet.resolved()`). The kept bytes may hold a
     /// token in memory, as the exchange did, until the ring lets go of them; what is written is
     /// redacted all the same.
     static func snippet(raw: [UInt8], parsed: JSONValue?, limit: Int) -> AnswerSnippet {
         guard parsed != nil else { return .none }
-        if !raw.isEmpty && raw.count <= 4 * limit + 4 { return .kept(raw: raw, limit: limit) }
+        if !raw.isEmpty && raw.count <= AnswerSnippet.headBytes(limit) { return .kept(raw: raw, limit: limit) }
         if !raw.isEmpty && !mayHoldSecret(raw) { return .of(raw, limit: limit) }
         return snippet(parsed, limit: limit)
     }
