@@ -118,7 +118,6 @@ final class TraceDigestTests: XCTestCase {
                 XCTAssertEqual(da.count, 12)
                 XCTAssertTrue(da.allSatisfy(\.isHexDigit), da)
                 XCTAssertNotEqual(da, db, "\(total) bytes of \(letter): one more byte at the end")
-                XCTAssertEqual(da, digestAndExcerpt(raw: a, parsed: try JSONValue.parse(a), limit: 240).digest)
             }
             // A token is redacted on either side too (kept answers are searched when shown).
             let pad = String(repeating: "p", count: total - 40)
