@@ -30,8 +30,7 @@ extension APIClient {
 
     /// `DELETE /sessions/{id}` → 204.
     public func deleteSession(_ id: String, _ c: Credentials, intended: UInt64, random: inout SeededRandom) async -> Result<Void, APIError> {
-        await perform(.deleteSession, path: CallPath("/sessions/", id), body: nil, key: nil, credentials: c, intended: intended,
-                      random: &random) { $0 }.map { _ in () }
+        await call(.deleteSession, path: CallPath("/sessions/", id), credentials: c, intended: intended, random: &random).map { _ in () }
     }
 }
 

@@ -19,8 +19,8 @@ extension APIClient {
                              random: inout SeededRandom) async -> Result<Void, APIError> {
         var body: JSONObject = ["helpful": .bool(helpful)]
         if let comment { body["comment"] = .string(comment) }
-        return await perform(.postFeedback, path: CallPath("/assessments/", assessment, "/feedback"), body: .object(body), key: nil,
-                             credentials: c, intended: intended, random: &random) { $0 }.map { _ in () }
+        return await call(.postFeedback, path: CallPath("/assessments/", assessment, "/feedback"), body: .object(body),
+                          credentials: c, intended: intended, random: &random).map { _ in () }
     }
 }
 

@@ -45,7 +45,14 @@ public final class APIClient: Sendable {
     /// empty or JSON.
     public func call(_ route: Route, path: String, body: JSONValue? = nil, idempotencyKey: String? = nil,
                      credentials: Credentials?, intended: UInt64, random: inout SeededRandom) async -> APIResult {
-        await perform(route, path: CallPath(plain: path), body: body, key: idempotencyKey, credentials: credentials,
+        await call(route, path: CallPath(plain: path), body: body, idempotencyKey: idempotencyKey, credentials: credentials,
+                   intended: intended, random: &random)
+    }
+
+    /// The same, for a path made around an `{id}` (`CallPath`), which the checker is handed as it was.
+    func call(_ route: Route, path: CallPath, body: JSONValue? = nil, idempotencyKey: String? = nil,
+              credentials: Credentials?, intended: UInt64, random: inout SeededRandom) async -> APIResult {
+        await perform(route, path: path, body: body, key: idempotencyKey, credentials: credentials,
                       intended: intended, random: &random) { $0 }
     }
 

@@ -118,12 +118,11 @@ public struct Exchange: Sendable {
     /// Each `/` is found by memchr, many bytes a step (a byte loop was ~4 instructions a byte of
     /// every path the checker reads).
     private static func segments(_ s: UnsafeBufferPointer<UInt8>, _ each: (Int, UnsafeBufferPointer<UInt8>) -> Void) -> Int {
-        guard let base = s.baseAddress else { return 0 }
+        guard s.baseAddress != nil else { return 0 }
         var count = 0
         var start = 0
         while start <= s.count {
-            let end = start < s.count ? memchr(base + start, 0x2f, s.count - start)
-                .map { UnsafeRawPointer(base).distance(to: UnsafeRawPointer($0)) } ?? s.count : s.count
+            let end = slash(in: s, from: start) ?? s.count
             if start < end {
                 each(count, UnsafeBufferPointer(rebasing: s[start..<end]))
                 count += 1
@@ -223,12 +222,10 @@ struct CallPath: ExpressibleByStringLiteral {
         self.id = id.isEmpty || Self.hasSlash(id) ? nil : id
     }
 
-    /// Over the string's bytes by memchr: `utf8.contains` stepped through the view a byte at a
-    /// time (~13 instructions a byte of a 36-byte id).
+    /// Over the string's bytes by memchr (`slash(in:from:)`): `utf8.contains` stepped through the
+    /// view a byte at a time (~13 instructions a byte of a 36-byte id).
     private static func hasSlash(_ s: String) -> Bool {
-        s.utf8.withContiguousStorageIfAvailable { b in
-            b.baseAddress.map { memchr($0, Int32(UInt8(ascii: "/")), b.count) != nil } ?? false
-        } ?? s.utf8.contains(UInt8(ascii: "/"))
+        s.utf8.withContiguousStorageIfAvailable { slash(in: $0, from: 0) != nil } ?? s.utf8.contains(UInt8(ascii: "/"))
     }
 
     /// A path without an `{id}` (or one the caller does not name).
@@ -238,4 +235,10 @@ struct CallPath: ExpressibleByStringLiteral {
     }
 
     init(stringLiteral path: String) { self.init(plain: path) }
+}
+
+/// Where the first `/` at or after `start` is in `b`, found by memchr (many bytes a step).
+private func slash(in b: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
+    guard let base = b.baseAddress, start < b.count else { return nil }
+    return memchr(base + start, Int32(UInt8(ascii: "/")), b.count - start).map { UnsafeRawPointer(base).distance(to: UnsafeRawPointer($0)) }
 }
