@@ -27,6 +27,14 @@ CURLcode fleet_curl_easy_setopt_seek_function(CURL *easy, curl_seek_callback fn)
     return curl_easy_setopt(easy, CURLOPT_SEEKFUNCTION, fn);
 }
 
+CURLcode fleet_curl_easy_setopt_closesocket_function(CURL *easy, curl_closesocket_callback fn) {
+    return curl_easy_setopt(easy, CURLOPT_CLOSESOCKETFUNCTION, fn);
+}
+
+CURLcode fleet_curl_easy_setopt_opensocket_function(CURL *easy, curl_opensocket_callback fn) {
+    return curl_easy_setopt(easy, CURLOPT_OPENSOCKETFUNCTION, fn);
+}
+
 CURLcode fleet_curl_easy_getinfo_long(CURL *easy, CURLINFO info, long *out) {
     return curl_easy_getinfo(easy, info, out);
 }

@@ -14,6 +14,13 @@ import Foundation
 /// - `FLEET_INLINE_BODIES=0|1` — a body of at most 16 KiB goes out in the request head's own
 ///   send (CURLOPT_POSTFIELDS) instead of being read by the upload callback after the head
 ///   (default 1): one `sendto` and one loopback segment per small POST instead of two.
+/// - `FLEET_LAZY_EPOLL=0|1` — a socket curl stops watching (a keep-alive connection between two
+///   requests) stays in the I/O loop's epoll set until it reports an event nobody wants or curl
+///   closes it (`EpollInterest`), instead of an EPOLL_CTL_DEL now and an ADD for the next
+///   request (default 1).
+/// - `FLEET_HEAP_RESERVE=MIB` — each I/O thread grows its malloc arena by this many MiB at start
+///   and frees it again (`fleet_reserve_thread_heap`), so the arena's next MiB of growth costs no
+///   `mprotect` a page (default 16; 0 = off).
 /// - `FLEET_USERS_ON=loop|pool` — where virtual users run (`fleet run`, `fleet capacity`): on
 ///   the engine's I/O loops, one per core, with completions and think-time timers on the same
 ///   thread (`IOLoop+Executor`, default), or on Swift's cooperative pool with completions
@@ -23,6 +30,9 @@ public struct EngineLevers: Sendable, CustomStringConvertible {
     public var cachedClock: Bool
     public var usersOnLoops: Bool
     public var inlineBodies: Bool
+    public var lazyEpoll: Bool
+    /// Bytes each I/O thread reserves in its malloc arena at start (0 = none).
+    public var heapReserveBytes: Int
 
     public static let current = EngineLevers(environment: ProcessInfo.processInfo.environment)
 
@@ -31,14 +41,17 @@ public struct EngineLevers: Sendable, CustomStringConvertible {
         cachedClock = environment["FLEET_HTTP_CLOCK"] != "fresh"
         usersOnLoops = environment["FLEET_USERS_ON"] != "pool"
         inlineBodies = environment["FLEET_INLINE_BODIES"] != "0"
+        lazyEpoll = environment["FLEET_LAZY_EPOLL"] != "0"
+        heapReserveBytes = min(max(Int(environment["FLEET_HEAP_RESERVE"] ?? "") ?? 16, 0), 48) << 20
     }
 
     /// The allocator libcurl was given ("pool" or "libc"); valid once an engine exists.
     public static var allocator: String { String(cString: fleet_curl_allocator()) }
 
-    /// "alloc=pool curlu=1 clock=cached inline=1 users=loop", for reports.
+    /// "alloc=pool curlu=1 clock=cached inline=1 epoll=lazy heap=16 users=loop", for reports.
     public var description: String {
         "alloc=\(Self.allocator) curlu=\(parsedURLs ? 1 : 0) clock=\(cachedClock ? "cached" : "fresh") inline=\(inlineBodies ? 1 : 0)"
+            + " epoll=\(lazyEpoll ? "lazy" : "eager") heap=\(heapReserveBytes >> 20)"
             + " users=\(usersOnLoops ? "loop" : "pool")"
     }
 }

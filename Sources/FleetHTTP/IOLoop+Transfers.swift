@@ -21,7 +21,7 @@ extension IOLoop {
             uploadsSending += 1
             t.holdsUploadSlot = true
         }
-        guard let easy = idle.popLast() ?? EasyHandle(sourceAddress: sourceAddress) else {
+        guard let easy = idle.popLast() ?? EasyHandle(sourceAddress: sourceAddress, loop: self) else {
             complete(t, .failure(HTTPError(kind: .other, message: "curl_easy_init failed (out of memory?)")))
             return
         }

@@ -53,6 +53,10 @@ final class IOLoop: @unchecked Sendable {
     let cachedClock = EngineLevers.current.cachedClock
     var turnClock = MonotonicClock.now()
     var shards: [MultiShard] = []
+    /// The epoll registrations of curl's sockets (`EngineLevers.lazyEpoll`).
+    var interest: EpollInterest
+    /// `EngineLevers.heapReserveBytes`, reserved in this thread's malloc arena when it starts.
+    private let reserveHeap = EngineLevers.current.heapReserveBytes
     var active: [HTTPTransfer] = []
     var idle: [EasyHandle] = []
     /// Completions of this iteration, handed to their queues in one batch per queue.
@@ -84,6 +88,7 @@ final class IOLoop: @unchecked Sendable {
         }
         epollFD = ep
         wakeFD = wake
+        interest = EpollInterest(epollFD: ep, lazy: EngineLevers.current.lazyEpoll)
         connectTimeout = configuration.connectTimeout
         sourceAddress = configuration.sourceAddress
         let uploads = configuration.maxConcurrentUploads
@@ -104,8 +109,8 @@ final class IOLoop: @unchecked Sendable {
         for i in 0..<perThread {
             shards.append(try MultiShard(index: i, maxConnections: share(configuration.maxConnections),
                                          maxConnectionsPerHost: share(configuration.maxConnectionsPerHost),
-                                         connectionCacheSize: share(configuration.connectionCacheSize)) { [unowned self] socket, what, registered, shard in
-                watch(socket, what: what, registered: registered, shard: shard)
+                                         connectionCacheSize: share(configuration.connectionCacheSize)) { [unowned self] socket, what, shard in
+                watch(socket, what: what, shard: shard)
             })
         }
         let thread = Thread { [self] in run() }
@@ -176,6 +181,7 @@ final class IOLoop: @unchecked Sendable {
     // MARK: I/O thread.
 
     private func run() {
+        if reserveHeap > 0 { fleet_reserve_thread_heap(reserveHeap) }
         LoopThread.set(self)
         defer { LoopThread.set(nil) }
         var submissions: [HTTPTransfer] = []
@@ -242,11 +248,13 @@ final class IOLoop: @unchecked Sendable {
                     _ = read(wakeFD, &drained, 8)
                     continue
                 }
+                let socket = curl_socket_t(truncatingIfNeeded: token)
+                guard interest.wants(socket) else { continue }
                 var mask: Int32 = 0
                 if ev.events & EPOLLIN.rawValue != 0 { mask |= CURL_CSELECT_IN }
                 if ev.events & EPOLLOUT.rawValue != 0 { mask |= CURL_CSELECT_OUT }
                 if ev.events & (EPOLLERR.rawValue | EPOLLHUP.rawValue) != 0 { mask |= CURL_CSELECT_ERR }
-                shards[Int(token >> 32)].act(on: curl_socket_t(truncatingIfNeeded: token), events: mask)
+                shards[Int(token >> 32)].act(on: socket, events: mask)
             }
         }
         shutDownTransfers()
@@ -254,6 +262,7 @@ final class IOLoop: @unchecked Sendable {
         // Idle easy handles are already out of their multi handles; free both on this thread.
         idle.removeAll()
         shards.removeAll()
+        assert(interest.registeredCount == 0, "\(interest.registeredCount) sockets curl closed are still taken for registered in epoll")
         exited.signal()
     }
 
@@ -309,21 +318,13 @@ final class IOLoop: @unchecked Sendable {
 
     /// CURLMOPT_SOCKETFUNCTION of every shard: mirror curl's interest in `socket` into the epoll
     /// set, tagged with the shard so a ready socket goes back to the multi handle that owns it.
-    private func watch(_ socket: curl_socket_t, what: Int32, registered: Bool, shard: MultiShard) {
+    private func watch(_ socket: curl_socket_t, what: Int32, shard: MultiShard) {
         if what == CURL_POLL_REMOVE {
-            epoll_ctl(epollFD, EPOLL_CTL_DEL, socket, nil)
+            interest.unwatch(socket)
             return
         }
-        var ev = epoll_event()
-        ev.events = (what & CURL_POLL_IN != 0 ? EPOLLIN.rawValue : 0) | (what & CURL_POLL_OUT != 0 ? EPOLLOUT.rawValue : 0)
-        ev.data.u64 = UInt64(shard.index) << 32 | UInt64(UInt32(bitPattern: socket))
-        if registered {
-            epoll_ctl(epollFD, EPOLL_CTL_MOD, socket, &ev)
-        } else {
-            var rc = epoll_ctl(epollFD, EPOLL_CTL_ADD, socket, &ev)
-            if rc != 0 && errno == EEXIST { rc = epoll_ctl(epollFD, EPOLL_CTL_MOD, socket, &ev) }
-            if rc == 0 { shard.markRegistered(socket) }
-        }
+        let events = (what & CURL_POLL_IN != 0 ? EPOLLIN.rawValue : 0) | (what & CURL_POLL_OUT != 0 ? EPOLLOUT.rawValue : 0)
+        interest.watch(socket, events: events, token: UInt64(shard.index) << 32 | UInt64(UInt32(bitPattern: socket)))
     }
 
     /// The epoll token of the wake-up eventfd (no shard index reaches it).

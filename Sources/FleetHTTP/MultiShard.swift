@@ -23,12 +23,12 @@ final class MultiShard {
     /// the clock in every timer callback. Earlier than the real now by at most one turn's work,
     /// so a deadline computed from it can only come early, and curl re-arms an early timer.
     var turnClock: UInt64?
-    /// Receives curl's socket interest: (socket, CURL_POLL_* bits, already registered, shard).
-    private let watch: (curl_socket_t, Int32, Bool, MultiShard) -> Void
+    /// Receives curl's socket interest: (socket, CURL_POLL_* bits, shard).
+    private let watch: (curl_socket_t, Int32, MultiShard) -> Void
 
     /// Limits are this shard's share of the engine's (0 = unlimited).
     init(index: Int, maxConnections: Int, maxConnectionsPerHost: Int, connectionCacheSize: Int,
-         watch: @escaping (curl_socket_t, Int32, Bool, MultiShard) -> Void) throws {
+         watch: @escaping (curl_socket_t, Int32, MultiShard) -> Void) throws {
         guard let m = curl_multi_init() else {
             throw HTTPError(kind: .other, message: "curl_multi_init failed (out of memory?)")
         }
@@ -50,9 +50,9 @@ final class MultiShard {
         // The shard outlives its multi handle (cleaned up in deinit), so an unretained pointer is safe.
         let me = Unmanaged.passUnretained(self).toOpaque()
         _ = fleet_curl_multi_setopt_ptr(m, CURLMOPT_SOCKETDATA, me)
-        _ = fleet_curl_multi_setopt_socket_function(m) { _, socket, what, shard, socketp in
+        _ = fleet_curl_multi_setopt_socket_function(m) { _, socket, what, shard, _ in
             let s = Unmanaged<MultiShard>.fromOpaque(shard!).takeUnretainedValue()
-            s.watch(socket, what, socketp != nil, s)
+            s.watch(socket, what, s)
             return 0
         }
         _ = fleet_curl_multi_setopt_ptr(m, CURLMOPT_TIMERDATA, me)
@@ -64,11 +64,6 @@ final class MultiShard {
     }
 
     deinit { curl_multi_cleanup(multi) }
-
-    /// Marks `socket` as registered in the epoll set, so later callbacks say so.
-    func markRegistered(_ socket: curl_socket_t) {
-        curl_multi_assign(multi, socket, UnsafeMutableRawPointer(bitPattern: 1))
-    }
 
     /// Lets curl act on a ready socket (`CURL_CSELECT_*` bits).
     func act(on socket: curl_socket_t, events: Int32) {

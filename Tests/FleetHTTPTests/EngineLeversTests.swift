@@ -59,6 +59,39 @@ final class EngineLeversTests: XCTestCase {
         XCTAssertTrue(EngineLevers(environment: [:]).usersOnLoops)
         XCTAssertFalse(EngineLevers(environment: ["FLEET_USERS_ON": "pool"]).usersOnLoops)
         XCTAssertTrue(EngineLevers(environment: ["FLEET_USERS_ON": "pool"]).description.hasSuffix("users=pool"))
+        XCTAssertTrue(EngineLevers(environment: [:]).lazyEpoll)
+        XCTAssertFalse(EngineLevers(environment: ["FLEET_LAZY_EPOLL": "0"]).lazyEpoll)
+        XCTAssertEqual(EngineLevers(environment: [:]).heapReserveBytes, 16 << 20)
+        XCTAssertEqual(EngineLevers(environment: ["FLEET_HEAP_RESERVE": "0"]).heapReserveBytes, 0)
+        XCTAssertEqual(EngineLevers(environment: ["FLEET_HEAP_RESERVE": "4"]).heapReserveBytes, 4 << 20)
+        XCTAssertEqual(EngineLevers(environment: ["FLEET_HEAP_RESERVE": "999"]).heapReserveBytes, 48 << 20, "capped")
+        XCTAssertTrue(EngineLevers(environment: ["FLEET_LAZY_EPOLL": "0", "FLEET_HEAP_RESERVE": "0"]).description.contains(" epoll=eager heap=0 "))
+    }
+
+    /// glibc makes a thread's arena usable a page at a time (one mprotect each) as it grows past
+    /// its high-water mark; after the reservation, the next megabytes come from pages already
+    /// usable: no writable mapping of the process grows while a fresh thread allocates 6.4 MB.
+    func testAReservedHeapServesLaterGrowthWithoutGrowingAMapping() {
+        @Sendable func writable() -> Set<String> {
+            let maps = (try? String(contentsOfFile: "/proc/self/maps", encoding: .utf8)) ?? ""
+            return Set(maps.split(separator: "\n").filter { $0.contains(" rw-p 00000000 00:00 0") }.map { String($0.prefix(while: { $0 != " " })) })
+        }
+        let result = Box<(Set<String>, Set<String>)?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        let thread = Thread {
+            fleet_reserve_thread_heap(16 << 20)
+            let before = writable()
+            let blocks = (0..<100).map { _ in malloc(64 << 10) }
+            let after = writable()
+            blocks.forEach { free($0) }
+            result.value = (before, after)
+            done.signal()
+        }
+        thread.start()
+        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+        guard let (before, after) = result.value else { return XCTFail("the thread did not report") }
+        XCTAssertFalse(before.isEmpty, "no writable anonymous mapping read from /proc/self/maps")
+        XCTAssertEqual(before, after, "a mapping grew: the allocations needed pages the reservation should have made usable")
     }
 
     /// One pooled handle sends A, A, B, A, then an unparseable URL, then A: each answer is for the

@@ -22,6 +22,9 @@ void fleet_pool_free(void *p);
 void *fleet_pool_realloc(void *p, size_t n);
 void *fleet_pool_calloc(size_t count, size_t size);
 char *fleet_pool_strdup(const char *s);
+/// Grows the calling thread's malloc arena by about `bytes` (at most 56 MiB) and frees it again,
+/// so that the arena's later growth up to there needs no system call (heap.c says why).
+void fleet_reserve_thread_heap(size_t bytes);
 
 // MARK: curl_easy_setopt, one function per argument type.
 /// Options taking a `long` (flags, sizes in bytes, timeouts in ms).
@@ -36,6 +39,11 @@ CURLcode fleet_curl_easy_setopt_write_function(CURL *easy, CURLoption option, cu
 /// CURLOPT_READFUNCTION (uploads read straight from shared memory).
 CURLcode fleet_curl_easy_setopt_read_function(CURL *easy, curl_read_callback fn);
 CURLcode fleet_curl_easy_setopt_seek_function(CURL *easy, curl_seek_callback fn);
+/// CURLOPT_OPENSOCKETFUNCTION and CURLOPT_CLOSESOCKETFUNCTION: the engine opens and closes
+/// curl's connection sockets itself, so its epoll bookkeeping knows which sockets are
+/// connections and when one is gone (FleetHTTP's EpollInterest).
+CURLcode fleet_curl_easy_setopt_opensocket_function(CURL *easy, curl_opensocket_callback fn);
+CURLcode fleet_curl_easy_setopt_closesocket_function(CURL *easy, curl_closesocket_callback fn);
 
 // MARK: curl_easy_getinfo, one function per result type.
 /// Infos answering a `long` (CURLINFO_RESPONSE_CODE).
