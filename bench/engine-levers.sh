@@ -43,7 +43,7 @@ declare -A envs=(
     [alloc_libc]="FLEET_CURL_ALLOC=libc"
     [curlu_off]="FLEET_CURLU=0"
     [clock_fresh]="FLEET_HTTP_CLOCK=fresh"
-    [all_off]="FLEET_CURL_ALLOC=libc FLEET_CURLU=0 FLEET_HTTP_CLOCK=fresh FLEET_INLINE_BODIES=0"
+    [all_off]="FLEET_CURL_ALLOC=libc FLEET_CURLU=0 FLEET_HTTP_CLOCK=fresh FLEET_INLINE_BODIES=0 FLEET_LAZY_EPOLL=0 FLEET_HEAP_RESERVE=0"
 )
 variants=(all_on alloc_libc curlu_off clock_fresh all_off)
 
