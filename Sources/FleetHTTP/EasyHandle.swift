@@ -33,8 +33,7 @@ final class EasyHandle {
         count > 0 && count <= inlineBodyLimit && request.abortUploadAfterBytes == nil && EngineLevers.current.inlineBodies
     }
 
-    /// `loop` is told of every socket curl closes through this handle's connections (it closes
-    /// them itself: `EpollInterest`).
+    /// `loop` opens and closes the sockets of this handle's connections (`EpollInterest`).
     init?(sourceAddress: String? = nil, loop: IOLoop) {
         guard let h = curl_easy_init() else { return nil }
         raw = h
@@ -51,14 +50,15 @@ final class EasyHandle {
             // curl 7.88 otherwise makes for every transfer (0.4 % of the daily quest's profile).
             "".withCString { fleet_curl_easy_setopt_ptr(h, CURLOPT_PROXY, UnsafeMutableRawPointer(mutating: $0)) },
             "".withCString { fleet_curl_easy_setopt_ptr(h, CURLOPT_NOPROXY, UnsafeMutableRawPointer(mutating: $0)) },
-            // Connection sockets are opened (as curl would: socket(family, type, protocol)) and
+            // Connection sockets are opened (as curl would: socket(family, type, protocol), and
+            // close-on-exec, so a child the bench starts holds none of its connections open) and
             // closed by the loop, whose epoll bookkeeping may keep a connection's socket in its
             // set between requests (`EpollInterest`); curl's other sockets (the threaded
             // resolver's socket pair) are not, and leave the set when curl stops watching them.
             fleet_curl_easy_setopt_ptr(h, CURLOPT_OPENSOCKETDATA, Unmanaged.passUnretained(loop).toOpaque()),
             fleet_curl_easy_setopt_opensocket_function(h) { loop, _, address in
                 guard let a = address?.pointee else { return -1 }
-                let socket = Glibc.socket(a.family, a.socktype, a.protocol)
+                let socket = Glibc.socket(a.family, a.socktype | Int32(SOCK_CLOEXEC.rawValue), a.protocol)
                 if socket >= 0 { Unmanaged<IOLoop>.fromOpaque(loop!).takeUnretainedValue().interest.opened(socket) }
                 return socket
             },

@@ -73,7 +73,8 @@ final class EngineLeversTests: XCTestCase {
     /// usable: no writable mapping of the process grows while a fresh thread allocates 6.4 MB.
     func testAReservedHeapServesLaterGrowthWithoutGrowingAMapping() {
         @Sendable func writable() -> Set<String> {
-            let maps = (try? String(contentsOfFile: "/proc/self/maps", encoding: .utf8)) ?? ""
+            // Read to the end: Foundation's String(contentsOfFile:) stops at 4 KiB of a /proc file.
+            let maps = String(decoding: FileBytes.read("/proc/self/maps") ?? [], as: UTF8.self)
             return Set(maps.split(separator: "\n").filter { $0.contains(" rw-p 00000000 00:00 0") }.map { String($0.prefix(while: { $0 != " " })) })
         }
         let result = Box<(Set<String>, Set<String>)?>(nil)

@@ -1,4 +1,5 @@
 import CCurlShim
+import FleetCore
 import FleetTestSupport
 import Foundation
 import XCTest
@@ -121,6 +122,34 @@ final class EpollInterestTests: XCTestCase {
         XCTAssertEqual(interest.controlCalls, 2, "a new socket behind an old number is added")
         poke(newPeer)
         XCTAssertEqual(ready(), [UInt64(again)], "and its events report")
+    }
+
+    /// The engine opens curl's connection sockets itself: close-on-exec, so a child process the
+    /// bench starts (the embedded stack, a shard) holds none of its connections open.
+    func testConnectionSocketsAreCloseOnExec() throws {
+        let server = try RawHTTPServer { _ in .http(200, body: Array("ok".utf8)) }
+        defer { server.stop() }
+        let engine = try HTTPEngine()
+        defer { engine.shutdown() }
+        XCTAssertNotNil(expectResponse(roundTrip(engine, HTTPRequest(method: "GET", url: server.baseURL + "/"))))
+        // The client end of the kept-alive connection: the socket whose remote port is the server's.
+        // Read to the end: Foundation's String(contentsOfFile:) stops at 4 KiB of a /proc file.
+        let tcp = String(decoding: FileBytes.read("/proc/net/tcp") ?? [], as: UTF8.self)
+        let port = String(format: "%04X", server.port)
+        let inodes = Set(tcp.split(separator: "\n").dropFirst().compactMap { line -> String? in
+            let f = line.split(separator: " ")
+            return f.count > 9 && f[2].hasSuffix(":" + port) ? String(f[9]) : nil
+        })
+        XCTAssertFalse(inodes.isEmpty, "no client socket to the server in /proc/net/tcp")
+        var checked = 0
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? [] {
+            guard let fd = Int32(name),
+                  let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(name)"),
+                  target.hasPrefix("socket:["), inodes.contains(String(target.dropFirst(8).dropLast())) else { continue }
+            XCTAssertNotEqual(fcntl(fd, F_GETFD) & FD_CLOEXEC, 0, "connection socket \(fd) is inherited by children")
+            checked += 1
+        }
+        XCTAssertEqual(checked, 1, "one kept-alive connection")
     }
 
     /// Through the engine: a server that answers as if keeping the connection and then closes it
