@@ -38,7 +38,7 @@ struct EpollInterest {
     let epollFD: Int32
     let lazy: Bool
     private var entries: [Entry] = []
-    /// epoll_ctl calls made (a health figure for tests and measurements; I/O thread only).
+    /// epoll_ctl calls made (what the tests count; I/O thread only).
     private(set) var controlCalls = 0
 
     init(epollFD: Int32, lazy: Bool) {
