@@ -9,7 +9,7 @@
 #
 #   bench/engine-levers.sh [-c CONNECTIONS] [-d SECONDS] [--before FLEET_BIN] [--loaded-ok]
 #       (defaults 64 and 8; env PAIRS=3, LOAD_MAX, LOAD_WAIT, FLEET_BIN, PORT).
-#       Takes about PAIRS × 7 × (SECONDS + 3) s: 4 min at the defaults.
+#       Takes about PAIRS × 9 × (SECONDS + 3) s: 5 min at the defaults.
 set -euo pipefail
 # shellcheck source=bench/peers.sh
 source "$(dirname "$0")/peers.sh"
@@ -43,9 +43,11 @@ declare -A envs=(
     [alloc_libc]="FLEET_CURL_ALLOC=libc"
     [curlu_off]="FLEET_CURLU=0"
     [clock_fresh]="FLEET_HTTP_CLOCK=fresh"
+    [epoll_eager]="FLEET_LAZY_EPOLL=0"
+    [heap_off]="FLEET_HEAP_RESERVE=0"
     [all_off]="FLEET_CURL_ALLOC=libc FLEET_CURLU=0 FLEET_HTTP_CLOCK=fresh FLEET_INLINE_BODIES=0 FLEET_LAZY_EPOLL=0 FLEET_HEAP_RESERVE=0"
 )
-variants=(all_on alloc_libc curlu_off clock_fresh all_off)
+variants=(all_on alloc_libc curlu_off clock_fresh epoll_eager heap_off all_off)
 
 one() {  # $1 = name, $2 = round, rest = command
     local name=$1 r=$2; shift 2
@@ -77,7 +79,9 @@ section="$work/section.md"
     echo "Levers: \`FLEET_CURL_ALLOC\` = libcurl's allocator (pool = the engine's size-class free lists per thread,"
     echo "CCurlShim/alloc.c; libc = curl's default); \`FLEET_CURLU=0\` stops"
     echo "reusing each easy handle's parsed URL; \`FLEET_HTTP_CLOCK=fresh\` reads the clock in every curl timer callback;"
-    echo "\`FLEET_INLINE_BODIES=0\` sends small bodies after the head (no variant of its own: blast's GETs have none)."
+    echo "\`FLEET_INLINE_BODIES=0\` sends small bodies after the head (no variant of its own: blast's GETs have none);"
+    echo "\`FLEET_LAZY_EPOLL=0\` takes a kept-alive socket out of epoll when curl stops watching it between requests"
+    echo "(EPOLL_CTL_DEL, then ADD for the next); \`FLEET_HEAP_RESERVE=0\` skips the I/O threads' 16 MiB arena reservation."
     echo "all_off is the engine as it was before issue 18. Goal: 0.45 × wrk on an idle machine."
     echo
     python3 - "$work" "$PAIRS" "${variants[@]}" <<'PY'
@@ -85,7 +89,8 @@ import os, re, statistics, sys
 work, pairs, variants = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
 envs = {"before": "(the --before binary)", "all_on": "(defaults)", "alloc_libc": "FLEET_CURL_ALLOC=libc",
         "curlu_off": "FLEET_CURLU=0", "clock_fresh": "FLEET_HTTP_CLOCK=fresh",
-        "all_off": "FLEET_CURL_ALLOC=libc FLEET_CURLU=0 FLEET_HTTP_CLOCK=fresh FLEET_INLINE_BODIES=0"}
+        "epoll_eager": "FLEET_LAZY_EPOLL=0", "heap_off": "FLEET_HEAP_RESERVE=0",
+        "all_off": "FLEET_CURL_ALLOC=libc FLEET_CURLU=0 FLEET_HTTP_CLOCK=fresh FLEET_INLINE_BODIES=0 FLEET_LAZY_EPOLL=0 FLEET_HEAP_RESERVE=0"}
 def eff(name, r):
     try:
         out = open(os.path.join(work, f"{name}.{r}.out")).read()
@@ -103,15 +108,19 @@ def reported(name):
     try: m = re.search(r"Engine levers: (.*)", open(os.path.join(work, f"{name}.1.out")).read())
     except OSError: m = None
     return m.group(1) if m else "n/a"
-print("| variant | environment | engine reports | req per client CPU-s (median) | × wrk, median (min–max) | × all_off, median (min–max) |")
-print("|---|---|---|---:|---:|---:|")
+# With --before, each variant over the before binary in the same round as well.
+bef = [eff("before", r) for r in range(1, pairs + 1)] if "before" in variants else None
+print("| variant | environment | engine reports | req per client CPU-s (median) | × wrk, median (min–max) | × all_off, median (min–max) |"
+      + (" × before, median (min–max) |" if bef else ""))
+print("|---|---|---|---:|---:|---:|" + ("---:|" if bef else ""))
 w = [x for x in wrk if x]
-print(f"| wrk | | | {statistics.median(w):.0f} | 1 | |" if w else "| wrk | | | n/a | 1 | |")
+print(f"| wrk | | | {statistics.median(w):.0f} | 1 | |" if w else "| wrk | | | n/a | 1 | |", end=" |\n" if bef else "\n")
 for v in variants:
     e = [eff(v, r) for r in range(1, pairs + 1)]
     good = [x for x in e if x]
     print(f"| {v} | `{envs.get(v, '')}` | {reported(v)} | {statistics.median(good):.0f} | " if good else f"| {v} | `{envs.get(v, '')}` | {reported(v)} | n/a | ", end="")
-    print(f"{spread([a / b if a and b else None for a, b in zip(e, wrk)])} | {spread([a / b if a and b else None for a, b in zip(e, base)])} |")
+    print(f"{spread([a / b if a and b else None for a, b in zip(e, wrk)])} | {spread([a / b if a and b else None for a, b in zip(e, base)])} |", end="")
+    print(f" {spread([a / b if a and b else None for a, b in zip(e, bef)])} |" if bef else "")
 PY
 } > "$section"
 cat "$section"
