@@ -20,7 +20,7 @@ import Foundation
 ///   request (default 1).
 /// - `FLEET_HEAP_RESERVE=MIB` — each I/O thread grows its malloc arena by this many MiB at start
 ///   and frees it again (`fleet_reserve_thread_heap`), so the arena's next MiB of growth costs no
-///   `mprotect` a page (default 16; 0 = off).
+///   `mprotect` a page (default 16, at most 48; 0 = off).
 /// - `FLEET_USERS_ON=loop|pool` — where virtual users run (`fleet run`, `fleet capacity`): on
 ///   the engine's I/O loops, one per core, with completions and think-time timers on the same
 ///   thread (`IOLoop+Executor`, default), or on Swift's cooperative pool with completions

@@ -8,7 +8,8 @@ import XCTest
 
 /// The engine's speed levers (issue 18): the pool allocator libcurl is given, the parsed-URL
 /// reuse, and the request recording for `fleet blast --replay`. The whole FleetHTTPTests suite
-/// also runs with each lever off (`FLEET_CURL_ALLOC=libc FLEET_CURLU=0 FLEET_HTTP_CLOCK=fresh FLEET_INLINE_BODIES=0`)
+/// also runs with each lever off (`FLEET_CURL_ALLOC=libc FLEET_CURLU=0 FLEET_HTTP_CLOCK=fresh FLEET_INLINE_BODIES=0
+/// FLEET_LAZY_EPOLL=0 FLEET_HEAP_RESERVE=0`)
 /// and passes the same: the levers change the cost of a response, never the response.
 final class EngineLeversTests: XCTestCase {
     func testPoolAllocatorKeepsContentsAcrossSizesReallocAndThreads() {
