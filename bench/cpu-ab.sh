@@ -46,13 +46,7 @@ run_one() {  # $1 = A|B, $2 = round; a seed of its own per run (the stack keeps 
     timeout $((duration + 60)) "$bin" run --profile "$work/run.$x.$r.json" --target "$url" --out "$work/$x-$r" \
         --history "$work/h.sqlite" > "$work/$x.$r.out" 2>&1 || echo "   ($x round $r exited $?; see $work/$x.$r.out)" >&2
 }
-for r in $(seq 1 "$PAIRS"); do
-    order="A B"; [ $((r % 2)) = 0 ] && order="B A"
-    for x in $order; do
-        echo "== cpu-ab: $x round $r/$PAIRS (load: $(bench_before_run "$x#$r"))" >&2
-        run_one "$x" "$r"
-    done
-done
+bench_alternate_swapped cpu-ab run_one
 
 section="$work/section.md"
 {

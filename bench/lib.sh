@@ -92,6 +92,20 @@ bench_alternate() {
     done
 }
 
+# Runs `$2 X ROUND` for X = A then B in odd rounds and B then A in even ones, PAIRS rounds, so
+# neither of two binaries holds the first or the second place of every pair (bench/cpu-ab.sh,
+# bench/syscalls.sh). Each run is preceded by bench_before_run with label "X#ROUND".
+bench_alternate_swapped() {
+    local title=$1 fn=$2 round x order
+    for round in $(seq 1 "$PAIRS"); do
+        order="A B"; [ $((round % 2)) = 0 ] && order="B A"
+        for x in $order; do
+            echo "== $title: $x round $round/$PAIRS (load: $(bench_before_run "$x#$round"))" >&2
+            "$fn" "$x" "$round"
+        done
+    done
+}
+
 # Median and spread of the numbers on stdin (one per line; blanks and n/a ignored):
 # prints "MEDIAN MIN MAX N" (n/a n/a n/a 0 when none). Python, so the median is exact.
 bench_median() {
@@ -151,6 +165,34 @@ bench_stack_start() {
     for _ in $(seq 100); do grep -q READY "$out" 2>/dev/null && break; sleep 0.2; done
     BENCH_STACK_URL=$(sed -n 's/^READY //p' "$out")
     [ -n "$BENCH_STACK_URL" ] || { echo "fleet stack did not start (see $out)" >&2; return 1; }
+}
+
+# The daily quest walked once by each of $2 users arriving over $3 s, every think $4 ms, time scale
+# $5 on thinks and recordings, at most $6 s (bench/peers-journey.sh, bench/syscalls.sh). $1 = name
+# (bench/$1.sh). The seed is 7; callers give each run its own by replacing `"seed": 7,`.
+bench_once_quest_profile() {
+    cat <<JSON
+{
+  "name": "$1",
+  "description": "bench/$1.sh: $2 users each walk the daily quest once",
+  "seed": 7,
+  "duration_s": $6,
+  "grace_s": 5,
+  "window_s": 1,
+  "time_scale": $5,
+  "client": { "app_version": "1.4.0", "request_timeout_s": 30 },
+  "corpus": { "dir": "$BENCH_ROOT/audio-corpus", "clip_mix": { "speech": 1.0 } },
+  "think_times": { "default": { "type": "constant", "ms": $4 } },
+  "scenarios": [
+    {
+      "name": "quest",
+      "model": { "type": "per-user-once", "users": $2, "ramp_s": $3, "max_duration_s": $6 },
+      "journeys": { "dailyQuest": 1 },
+      "cohorts": { "new": 1 }
+    }
+  ]
+}
+JSON
 }
 
 # The daily quest with no think time for a constant population, as bench/overhead.sh and

@@ -44,28 +44,7 @@ limit=300
 bench_stack_start "$fleet" "$work/stack.out" --entitlement active --workers 16 --median-ms 400 --sigma 0.4 --rate-limit 0 || exit 1
 url=$BENCH_STACK_URL stack=$BENCH_STACK_PID
 
-cat > "$work/quest.json" <<JSON
-{
-  "name": "peers-journey",
-  "description": "bench/peers-journey.sh: $users users each walk the daily quest once",
-  "seed": 7,
-  "duration_s": $limit,
-  "grace_s": 5,
-  "window_s": 1,
-  "time_scale": $scale,
-  "client": { "app_version": "1.4.0", "request_timeout_s": 30 },
-  "corpus": { "dir": "$BENCH_ROOT/audio-corpus", "clip_mix": { "speech": 1.0 } },
-  "think_times": { "default": { "type": "constant", "ms": $think } },
-  "scenarios": [
-    {
-      "name": "quest",
-      "model": { "type": "per-user-once", "users": $users, "ramp_s": $ramp, "max_duration_s": $limit },
-      "journeys": { "dailyQuest": 1 },
-      "cohorts": { "new": 1 }
-    }
-  ]
-}
-JSON
+bench_once_quest_profile peers-journey "$users" "$ramp" "$think" "$scale" "$limit" > "$work/quest.json"
 
 run_fleet() {
     local r=$1

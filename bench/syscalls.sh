@@ -34,16 +34,7 @@ BENCH_LOADLOG="$work/load.log"
 bench_stack_start "$A" "$work/stack.out" --entitlement active --workers 16 --median-ms 400 --sigma 0.4 --rate-limit 0 || exit 1
 url=$BENCH_STACK_URL
 
-cat > "$work/quest.json" <<JSON
-{
-  "name": "syscalls", "seed": 7, "duration_s": 120, "grace_s": 5, "window_s": 1, "time_scale": 0.1,
-  "client": { "app_version": "1.4.0", "request_timeout_s": 30 },
-  "corpus": { "dir": "$BENCH_ROOT/audio-corpus", "clip_mix": { "speech": 1.0 } },
-  "think_times": { "default": { "type": "constant", "ms": 2000 } },
-  "scenarios": [ { "name": "quest", "model": { "type": "per-user-once", "users": $users, "ramp_s": 10, "max_duration_s": 120 },
-      "journeys": { "dailyQuest": 1 }, "cohorts": { "new": 1 } } ]
-}
-JSON
+bench_once_quest_profile syscalls "$users" 10 2000 0.1 120 > "$work/quest.json"
 
 run_one() {  # $1 = A|B, $2 = round; a seed of its own per run (the stack keeps each install's quest)
     local x=$1 r=$2 bin=$A seed=$((8000 + 10 * $2))
@@ -53,13 +44,7 @@ run_one() {  # $1 = A|B, $2 = round; a seed of its own per run (the stack keeps 
         --target "$url" --out "$work/$x-$r" --history "$work/h.sqlite" > "$work/$x.$r.out" 2>&1) \
         || echo "   ($x round $r exited $?; see $work/$x.$r.out)" >&2
 }
-for r in $(seq 1 "$PAIRS"); do
-    order="A B"; [ $((r % 2)) = 0 ] && order="B A"
-    for x in $order; do
-        echo "== syscalls: $x round $r/$PAIRS (load: $(bench_before_run "$x#$r"))" >&2
-        run_one "$x" "$r"
-    done
-done
+bench_alternate_swapped syscalls run_one
 
 section="$work/section.md"
 {
