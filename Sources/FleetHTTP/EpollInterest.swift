@@ -22,22 +22,33 @@ import Foundation
 /// Its other sockets, such as the threaded resolver's socket pair, which it closes itself right
 /// after its REMOVE, leave the set at once.
 ///
+/// Changes are applied when the loop is about to wait (`flush`), not as curl makes them: a socket
+/// curl wants written and then, in the same turn, no longer (an upload driven to its end at once,
+/// `IOLoop.driveWrites`) then costs no `epoll_ctl` at all.
+///
 /// Touched only by the I/O thread (curl calls both callbacks from inside its calls made there).
 struct EpollInterest {
     private struct Entry {
+        /// What curl last asked for (kept while parked), reported with `token`.
         var events: UInt32 = 0
         var token: UInt64 = 0
-        /// In the epoll set (with `events` and `token`).
+        /// In the epoll set, with `setEvents` and `setToken`.
         var registered = false
+        var setEvents: UInt32 = 0
+        var setToken: UInt64 = 0
         /// curl watches it; false for a socket parked in the set after curl's REMOVE.
         var wanted = false
         /// A connection socket the engine opened (and will hear of closing): may be parked.
         var parkable = false
+        /// In `changed`, to be applied by the next `flush`.
+        var pending = false
     }
 
     let epollFD: Int32
     let lazy: Bool
     private var entries: [Entry] = []
+    /// Sockets whose wanted registration may differ from the set's (`flush`).
+    private var changed: [Int32] = []
     /// epoll_ctl calls made (what the tests count; I/O thread only).
     private(set) var controlCalls = 0
 
@@ -46,27 +57,56 @@ struct EpollInterest {
         self.lazy = lazy
     }
 
-    /// curl wants `events` (EPOLLIN/EPOLLOUT bits) on `socket`, reported with `token`.
-    mutating func watch(_ socket: Int32, events: UInt32, token: UInt64) {
-        guard socket >= 0 else { return }
+    /// curl wants `events` (EPOLLIN/EPOLLOUT bits) on `socket`, reported with `token`; applied by
+    /// the next `flush`. True when curl now wants to write on a socket it was reading before (an
+    /// upload's body after its head, on an established connection), not to connect.
+    @discardableResult
+    mutating func watch(_ socket: Int32, events: UInt32, token: UInt64) -> Bool {
+        guard socket >= 0 else { return false }
         grow(to: socket)
-        let e = entries[Int(socket)]
+        let before = entries[Int(socket)].events
         entries[Int(socket)].wanted = true
-        if e.registered && e.events == events && e.token == token { return }
-        var ev = epoll_event()
-        ev.events = events
-        ev.data.u64 = token
-        var rc: Int32
-        if e.registered {
-            rc = control(EPOLL_CTL_MOD, socket, &ev)
-            if rc != 0 && errno == ENOENT { rc = control(EPOLL_CTL_ADD, socket, &ev) }
-        } else {
-            rc = control(EPOLL_CTL_ADD, socket, &ev)
-            if rc != 0 && errno == EEXIST { rc = control(EPOLL_CTL_MOD, socket, &ev) }
-        }
-        entries[Int(socket)].registered = rc == 0
         entries[Int(socket)].events = events
         entries[Int(socket)].token = token
+        if !entries[Int(socket)].pending {
+            entries[Int(socket)].pending = true
+            changed.append(socket)
+        }
+        let out = EPOLLOUT.rawValue
+        return events & out != 0 && before & out == 0 && before & EPOLLIN.rawValue != 0
+    }
+
+    /// Whether curl, as of now, wants to write on `socket`.
+    func wantsWriting(_ socket: Int32) -> Bool {
+        guard socket >= 0, Int(socket) < entries.count else { return false }
+        return entries[Int(socket)].wanted && entries[Int(socket)].events & EPOLLOUT.rawValue != 0
+    }
+
+    /// Brings the epoll set to what curl wants: one ADD or MOD for each watched socket whose
+    /// events or token changed since the set last held it; parked sockets stay as they are.
+    mutating func flush() {
+        for socket in changed {
+            let i = Int(socket)
+            guard entries[i].pending else { continue }  // closed since, and not watched again
+            entries[i].pending = false
+            let e = entries[i]
+            guard e.wanted, !(e.registered && e.setEvents == e.events && e.setToken == e.token) else { continue }
+            var ev = epoll_event()
+            ev.events = e.events
+            ev.data.u64 = e.token
+            var rc: Int32
+            if e.registered {
+                rc = control(EPOLL_CTL_MOD, socket, &ev)
+                if rc != 0 && errno == ENOENT { rc = control(EPOLL_CTL_ADD, socket, &ev) }
+            } else {
+                rc = control(EPOLL_CTL_ADD, socket, &ev)
+                if rc != 0 && errno == EEXIST { rc = control(EPOLL_CTL_MOD, socket, &ev) }
+            }
+            entries[i].registered = rc == 0
+            entries[i].setEvents = e.events
+            entries[i].setToken = e.token
+        }
+        changed.removeAll(keepingCapacity: true)
     }
 
     /// Sockets in the epoll set. Once every multi handle is cleaned up, curl has closed all its
@@ -77,7 +117,10 @@ struct EpollInterest {
     mutating func unwatch(_ socket: Int32) {
         guard socket >= 0, Int(socket) < entries.count else { return }  // never watched
         entries[Int(socket)].wanted = false
-        if !lazy || !entries[Int(socket)].parkable { remove(socket) }
+        if !lazy || !entries[Int(socket)].parkable {
+            remove(socket)
+            entries[Int(socket)].events = 0  // its number may come back as a socket not yet read from
+        }
     }
 
     /// The engine opened `socket` for one of curl's connections (and will call `closing`).

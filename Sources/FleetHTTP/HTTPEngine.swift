@@ -123,6 +123,9 @@ public final class HTTPEngine: Sendable {
         return transfer
     }
 
+    /// Each I/O loop's counts of its work (what the tests read).
+    var loopStats: [IOLoop.Stats] { loops.map(\.stats) }
+
     /// Executors for the virtual users' tasks (`Task(executorPreference:)`): the I/O loops
     /// themselves. A user whose task prefers one runs, sends, is answered and sleeps on that
     /// loop's thread (`IOLoop+Executor`). Spread users over all of them; each is one thread.

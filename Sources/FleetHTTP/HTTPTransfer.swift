@@ -153,6 +153,7 @@ public final class HTTPTransfer: @unchecked Sendable {
             buffer.copyMemory(from: all.baseAddress! + uploadBody.range.lowerBound + uploadOffset, byteCount: n)
         }
         uploadOffset += n
+        loop.uploadPieces &+= 1
         return n
     }
 

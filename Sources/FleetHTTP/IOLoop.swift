@@ -55,6 +55,15 @@ final class IOLoop: @unchecked Sendable {
     var shards: [MultiShard] = []
     /// The epoll registrations of curl's sockets (`EngineLevers.lazyEpoll`).
     var interest: EpollInterest
+    /// `EngineLevers.driveUploads`.
+    private let driveUploads = EngineLevers.current.driveUploads
+    /// Sockets curl began to want written this turn, with their shard (`driveWrites`).
+    private var writeSoon: [(curl_socket_t, MultiShard)] = []
+    /// Upload pieces read by curl on this loop so far (`HTTPTransfer.fillUpload`): how
+    /// `driveWrites` tells a round that sent more of a body from one that could not.
+    var uploadPieces = 0
+    /// What the tests read of the loop's work (written by the I/O thread, relaxed).
+    let stats = Stats()
     /// `EngineLevers.heapReserveBytes`, reserved in this thread's malloc arena when it starts.
     private let reserveHeap = EngineLevers.current.heapReserveBytes
     var active: [HTTPTransfer] = []
@@ -227,16 +236,19 @@ final class IOLoop: @unchecked Sendable {
                 }
                 let now = cachedClock ? turnClock : MonotonicClock.now()
                 for shard in shards { shard.fireTimerIfDue(now: now) }
+                if !writeSoon.isEmpty { driveWrites() }
                 collectFinished()
                 // Slots freed by this iteration's finished or cancelled uploads go to waiting ones
                 // here, outside curl's callbacks and its info-read loop.
                 startQueuedUploads()
                 flushCompletions()
-            } while (!localJobs.isEmpty || !localSubmissions.isEmpty) && rounds < 4
+            } while (!localJobs.isEmpty || !localSubmissions.isEmpty || !writeSoon.isEmpty) && rounds < 4
 
             sleeping.store(true, ordering: .sequentiallyConsistent)
-            let hasWork = !localJobs.isEmpty || !localSubmissions.isEmpty
+            let hasWork = !localJobs.isEmpty || !localSubmissions.isEmpty || !writeSoon.isEmpty
                 || pending.withLock { !$0.submissions.isEmpty || !$0.cancels.isEmpty || !$0.jobs.isEmpty || $0.stopping }
+            interest.flush()
+            stats.note(interest.controlCalls)
             let n = wait(events, capacity, nanos: hasWork ? 0 : waitNanos())
             sleeping.store(false, ordering: .sequentiallyConsistent)
             if cachedClock { setTurnClock(MonotonicClock.now()) }
@@ -254,7 +266,12 @@ final class IOLoop: @unchecked Sendable {
                 if ev.events & EPOLLIN.rawValue != 0 { mask |= CURL_CSELECT_IN }
                 if ev.events & EPOLLOUT.rawValue != 0 { mask |= CURL_CSELECT_OUT }
                 if ev.events & (EPOLLERR.rawValue | EPOLLHUP.rawValue) != 0 { mask |= CURL_CSELECT_ERR }
-                shards[Int(token >> 32)].act(on: socket, events: mask)
+                let shard = shards[Int(token >> 32)]
+                if driveUploads && mask == CURL_CSELECT_OUT && interest.wantsWriting(socket) {
+                    writeSoon.append((socket, shard))  // a full socket drained: driven on from here
+                } else {
+                    shard.act(on: socket, events: mask)
+                }
             }
         }
         shutDownTransfers()
@@ -316,6 +333,43 @@ final class IOLoop: @unchecked Sendable {
 
     private static let preciseWait = Atomic<Bool>(true)
 
+    /// Hands curl the sockets it began to want written as writable, again and again while each
+    /// round reads another piece of an upload's body (`EngineLevers.driveUploads`).
+    ///
+    /// libcurl 7.88 sends one upload-buffer piece (16 KiB here) per `socket_action` and then asks
+    /// for the socket's writability, so a 64 KB clip took four epoll round trips and an
+    /// EPOLL_CTL_MOD there and back. A connected loopback socket is writable far more often than
+    /// not; when it is not, curl's send meets EAGAIN, reads no piece, and the socket goes to
+    /// epoll as before (`EpollInterest.flush` at the end of the turn), so nothing waits longer
+    /// than it would have; epoll is asked to watch a socket for writing only once it is full. A socket just opened (curl wants it written to learn that it connected)
+    /// is not driven: `EpollInterest.watch` reports only a socket that was being read.
+    private func driveWrites() {
+        var i = 0
+        var rounds = 0, stalled = 0, drives = 0
+        var later: [(curl_socket_t, MultiShard)] = []
+        while i < writeSoon.count {  // a round can add another socket (a second transfer's)
+            let (socket, shard) = writeSoon[i]
+            i += 1
+            drives += 1
+            // At most 64 pieces (1 MiB) a socket at a time, so one large body cannot hold the
+            // loop: the rest is driven after the other sockets' events (a turn without waiting).
+            var n = 0
+            while n < 64 && interest.wantsWriting(socket) {
+                let pieces = uploadPieces
+                shard.act(on: socket, events: CURL_CSELECT_OUT)
+                n += 1
+                if uploadPieces == pieces {
+                    stalled += 1
+                    break
+                }
+            }
+            rounds += n
+            if n == 64 && interest.wantsWriting(socket) { later.append((socket, shard)) }
+        }
+        writeSoon = later
+        stats.drove(sockets: drives, rounds: rounds, stalled: stalled)
+    }
+
     /// CURLMOPT_SOCKETFUNCTION of every shard: mirror curl's interest in `socket` into the epoll
     /// set, tagged with the shard so a ready socket goes back to the multi handle that owns it.
     private func watch(_ socket: curl_socket_t, what: Int32, shard: MultiShard) {
@@ -324,9 +378,38 @@ final class IOLoop: @unchecked Sendable {
             return
         }
         let events = (what & CURL_POLL_IN != 0 ? EPOLLIN.rawValue : 0) | (what & CURL_POLL_OUT != 0 ? EPOLLOUT.rawValue : 0)
-        interest.watch(socket, events: events, token: UInt64(shard.index) << 32 | UInt64(UInt32(bitPattern: socket)))
+        if interest.watch(socket, events: events, token: UInt64(shard.index) << 32 | UInt64(UInt32(bitPattern: socket)))
+            && driveUploads {
+            writeSoon.append((socket, shard))
+        }
     }
 
     /// The epoll token of the wake-up eventfd (no shard index reaches it).
     private static let wakeToken = UInt64.max
+
+    /// Counts of the loop's work that the tests read from another thread.
+    final class Stats: Sendable {
+        private let controls = Atomic<Int>(0)
+        private let drives = Atomic<Int>(0)
+        private let driven = Atomic<Int>(0)
+        private let stalls = Atomic<Int>(0)
+        /// epoll_ctl calls made so far.
+        var epollControls: Int { controls.load(ordering: .relaxed) }
+        /// Sockets `driveWrites` took up (each drive ends at a round that sends no piece, at
+        /// curl's last piece, or after 64 pieces), the rounds it handed curl a socket as writable,
+        /// and those rounds that sent no piece.
+        var drivenSockets: Int { drives.load(ordering: .relaxed) }
+        var drivenRounds: Int { driven.load(ordering: .relaxed) }
+        var stalledRounds: Int { stalls.load(ordering: .relaxed) }
+
+        func note(_ controlCalls: Int) {
+            if controls.load(ordering: .relaxed) != controlCalls { controls.store(controlCalls, ordering: .relaxed) }
+        }
+
+        func drove(sockets: Int, rounds: Int, stalled: Int) {
+            drives.wrappingAdd(sockets, ordering: .relaxed)
+            driven.wrappingAdd(rounds, ordering: .relaxed)
+            if stalled > 0 { stalls.wrappingAdd(stalled, ordering: .relaxed) }
+        }
+    }
 }

@@ -1,5 +1,5 @@
 import FleetAudio
-import FleetCorpus
+@testable import FleetCorpus
 import FleetCore
 import Foundation
 import XCTest
@@ -51,5 +51,26 @@ final class CorpusCheckCacheTests: XCTestCase {
         try FileManager.default.copyItem(atPath: CorpusTests.corpusDirectory + "/" + infos[1].file, toPath: touched)
         try CorpusCopies.writeManifest(infos.reversed(), to: dir)
         XCTAssertEqual(try Corpus.load(directory: dir.path, cache: cache).remembered, 0)
+    }
+
+    /// A clip's stamp is its size and the kernel's modification time to the nanosecond: a
+    /// rewrite that lands in the same microsecond with the same size still reads as a change.
+    func testAStampSeesTheSizeAndANanosecondOfModificationTime() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("stamp-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("clip.opus").path
+        try Data(repeating: 7, count: 1234).write(to: URL(fileURLWithPath: file))
+        func setTime(_ nanos: Int) {
+            var times = [timespec(tv_sec: 1_765_000_000, tv_nsec: nanos), timespec(tv_sec: 1_765_000_000, tv_nsec: nanos)]
+            XCTAssertEqual(utimensat(AT_FDCWD, file, &times, 0), 0)
+        }
+        setTime(123_456_700)
+        let first = try XCTUnwrap(CorpusCheckCache.stamp(file))
+        XCTAssertEqual(first.size, 1234)
+        XCTAssertEqual(first.mtimeNanos, 1_765_000_000_123_456_700)
+        setTime(123_456_701)
+        XCTAssertEqual(CorpusCheckCache.stamp(file)?.mtimeNanos, 1_765_000_000_123_456_701)
+        XCTAssertNil(CorpusCheckCache.stamp(dir.appendingPathComponent("missing").path))
     }
 }

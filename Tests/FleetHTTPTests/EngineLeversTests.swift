@@ -9,7 +9,7 @@ import XCTest
 /// The engine's speed levers (issue 18): the pool allocator libcurl is given, the parsed-URL
 /// reuse, and the request recording for `fleet blast --replay`. The whole FleetHTTPTests suite
 /// also runs with each lever off (`FLEET_CURL_ALLOC=libc FLEET_CURLU=0 FLEET_HTTP_CLOCK=fresh FLEET_INLINE_BODIES=0
-/// FLEET_LAZY_EPOLL=0 FLEET_HEAP_RESERVE=0`)
+/// FLEET_LAZY_EPOLL=0 FLEET_DRIVE_UPLOADS=0 FLEET_HEAP_RESERVE=0`)
 /// and passes the same: the levers change the cost of a response, never the response.
 final class EngineLeversTests: XCTestCase {
     func testPoolAllocatorKeepsContentsAcrossSizesReallocAndThreads() {
@@ -66,7 +66,10 @@ final class EngineLeversTests: XCTestCase {
         XCTAssertEqual(EngineLevers(environment: ["FLEET_HEAP_RESERVE": "0"]).heapReserveBytes, 0)
         XCTAssertEqual(EngineLevers(environment: ["FLEET_HEAP_RESERVE": "4"]).heapReserveBytes, 4 << 20)
         XCTAssertEqual(EngineLevers(environment: ["FLEET_HEAP_RESERVE": "999"]).heapReserveBytes, 48 << 20, "capped")
-        XCTAssertTrue(EngineLevers(environment: ["FLEET_LAZY_EPOLL": "0", "FLEET_HEAP_RESERVE": "0"]).description.contains(" epoll=eager heap=0 "))
+        XCTAssertTrue(EngineLevers(environment: [:]).driveUploads)
+        XCTAssertFalse(EngineLevers(environment: ["FLEET_DRIVE_UPLOADS": "0"]).driveUploads)
+        XCTAssertTrue(EngineLevers(environment: ["FLEET_LAZY_EPOLL": "0", "FLEET_HEAP_RESERVE": "0"]).description.contains(" epoll=eager drive=1 heap=0 "))
+        XCTAssertTrue(EngineLevers(environment: ["FLEET_DRIVE_UPLOADS": "0"]).description.contains(" epoll=lazy drive=0 heap=16 "))
     }
 
     /// glibc makes a thread's arena usable a page at a time (one mprotect each) as it grows past

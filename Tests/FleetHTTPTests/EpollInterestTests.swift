@@ -47,9 +47,11 @@ final class EpollInterestTests: XCTestCase {
         let (mine, peer) = pair()
         interest.opened(mine)
         interest.watch(mine, events: EPOLLIN.rawValue, token: 7)
+        interest.flush()
         XCTAssertEqual(interest.controlCalls, 1)
         interest.unwatch(mine)  // a transfer ended; the connection is parked
         interest.watch(mine, events: EPOLLIN.rawValue, token: 7)  // the next one reuses it
+        interest.flush()
         XCTAssertEqual(interest.controlCalls, 1, "same socket, same events: no epoll_ctl")
         poke(peer)
         XCTAssertEqual(ready(), [7])
@@ -61,6 +63,7 @@ final class EpollInterestTests: XCTestCase {
         XCTAssertEqual(interest.controlCalls, 2, "and removes the socket from the set")
         XCTAssertEqual(ready(), [], "removed: the unread byte reports no more")
         interest.watch(mine, events: EPOLLIN.rawValue, token: 7)
+        interest.flush()
         XCTAssertEqual(interest.controlCalls, 3, "watched again after removal: added anew")
         XCTAssertEqual(ready(), [7])
     }
@@ -69,10 +72,13 @@ final class EpollInterestTests: XCTestCase {
         var interest = EpollInterest(epollFD: epollFD, lazy: true)
         let (mine, _) = pair()
         interest.watch(mine, events: EPOLLIN.rawValue, token: 1)
+        interest.flush()
         XCTAssertEqual(ready(), [], "nothing to read")
         interest.watch(mine, events: EPOLLOUT.rawValue, token: 1)
+        interest.flush()
         XCTAssertEqual(ready(), [1], "now watched for writing, which it can")
         interest.watch(mine, events: EPOLLOUT.rawValue, token: 2 << 32 | 1)
+        interest.flush()
         XCTAssertEqual(ready(), [2 << 32 | 1], "reported with the new shard's token")
         XCTAssertEqual(interest.controlCalls, 3)
     }
@@ -82,12 +88,56 @@ final class EpollInterestTests: XCTestCase {
         let (mine, peer) = pair()
         interest.opened(mine)
         interest.watch(mine, events: EPOLLIN.rawValue, token: 3)
+        interest.flush()
         interest.unwatch(mine)
         XCTAssertEqual(interest.controlCalls, 2)
         poke(peer)
         XCTAssertEqual(ready(), [], "removed from the set at once")
         interest.watch(mine, events: EPOLLIN.rawValue, token: 3)
+        interest.flush()
         XCTAssertEqual(ready(), [3])
+    }
+
+    /// Interest is applied when the loop is about to wait: a socket curl wants written and then,
+    /// in the same turn, only read again (an upload driven to its end) costs no epoll_ctl.
+    func testChangesThatCancelOutWithinATurnCostNothing() {
+        var interest = EpollInterest(epollFD: epollFD, lazy: true)
+        let (mine, _) = pair()
+        interest.opened(mine)
+        interest.watch(mine, events: EPOLLIN.rawValue, token: 5)
+        XCTAssertEqual(interest.controlCalls, 0, "nothing applied before the flush")
+        interest.flush()
+        XCTAssertEqual(interest.controlCalls, 1)
+        interest.watch(mine, events: EPOLLIN.rawValue | EPOLLOUT.rawValue, token: 5)
+        interest.watch(mine, events: EPOLLIN.rawValue, token: 5)
+        interest.flush()
+        XCTAssertEqual(interest.controlCalls, 1, "IN, IN|OUT and IN again in one turn: no epoll_ctl")
+        XCTAssertEqual(ready(), [], "still watched for reading only, though it is writable")
+        interest.watch(mine, events: EPOLLIN.rawValue | EPOLLOUT.rawValue, token: 5)
+        XCTAssertEqual(ready(), [], "not applied before the flush")
+        interest.flush()
+        XCTAssertEqual(interest.controlCalls, 2)
+        XCTAssertEqual(ready(), [5], "a change that holds at the flush is applied")
+    }
+
+    /// `watch` names the sockets worth driving as writable (`IOLoop.driveWrites`): one curl was
+    /// reading that it now wants written (an upload's body), not one it wants written to learn
+    /// that it connected.
+    func testWatchNamesASocketThatWasBeingReadAndNowWantsWriting() {
+        var interest = EpollInterest(epollFD: epollFD, lazy: true)
+        let (mine, _) = pair()
+        interest.opened(mine)
+        XCTAssertFalse(interest.watch(mine, events: EPOLLOUT.rawValue, token: 1), "connecting")
+        XCTAssertFalse(interest.watch(mine, events: EPOLLIN.rawValue | EPOLLOUT.rawValue, token: 1), "still connecting")
+        XCTAssertFalse(interest.watch(mine, events: EPOLLIN.rawValue, token: 1))
+        XCTAssertFalse(interest.wantsWriting(mine))
+        XCTAssertTrue(interest.watch(mine, events: EPOLLIN.rawValue | EPOLLOUT.rawValue, token: 1))
+        XCTAssertTrue(interest.wantsWriting(mine))
+        XCTAssertFalse(interest.watch(mine, events: EPOLLIN.rawValue | EPOLLOUT.rawValue, token: 1), "already writing")
+        interest.unwatch(mine)
+        XCTAssertFalse(interest.wantsWriting(mine), "parked: curl wants nothing of it")
+        interest.watch(mine, events: EPOLLIN.rawValue, token: 1)  // the connection reused ...
+        XCTAssertTrue(interest.watch(mine, events: EPOLLIN.rawValue | EPOLLOUT.rawValue, token: 1), "... for an upload")
     }
 
     /// A socket curl opened itself (the threaded resolver's pair) closes without the engine
@@ -96,9 +146,13 @@ final class EpollInterestTests: XCTestCase {
         var interest = EpollInterest(epollFD: epollFD, lazy: true)
         let (mine, peer) = pair()
         interest.watch(mine, events: EPOLLIN.rawValue, token: 4)
+        interest.flush()
         interest.unwatch(mine)
         XCTAssertEqual(interest.controlCalls, 2, "added, then removed at once")
         XCTAssertEqual(interest.registeredCount, 0)
+        XCTAssertFalse(interest.watch(mine, events: EPOLLOUT.rawValue, token: 4),
+                       "forgotten: its number may come back as a socket that connects")
+        interest.unwatch(mine)
         poke(peer)
         XCTAssertEqual(ready(), [])
     }
@@ -110,6 +164,7 @@ final class EpollInterestTests: XCTestCase {
         let (mine, peer) = pair()
         interest.opened(mine)
         interest.watch(mine, events: EPOLLIN.rawValue, token: UInt64(mine))
+        interest.flush()
         interest.unwatch(mine)
         interest.closing(mine)
         close(mine)
@@ -119,6 +174,7 @@ final class EpollInterestTests: XCTestCase {
         XCTAssertEqual(again, mine, "the kernel hands out the lowest free number")
         // Not `opened`: the number comes back as one of curl's own sockets (a resolver's pair).
         interest.watch(again, events: EPOLLIN.rawValue, token: UInt64(again))
+        interest.flush()
         XCTAssertEqual(interest.controlCalls, 2, "a new socket behind an old number is added")
         poke(newPeer)
         XCTAssertEqual(ready(), [UInt64(again)], "and its events report")

@@ -50,6 +50,8 @@ public final class RawHTTPServer: @unchecked Sendable {
     private let reply: @Sendable (Request) -> Reply
     // Guarded by `lock`: open client sockets (closed on stop) and every request seen.
     private let lock = NSLock()
+    /// Closed while bodies are held (`holdBodies`); once opened, each waiter passes it on.
+    private let bodyGate: DispatchSemaphore?
     private var clients: Set<Int32> = []
     private var seen: [Request] = []
     private var stopped = false
@@ -66,7 +68,10 @@ public final class RawHTTPServer: @unchecked Sendable {
     /// The client IPv4 address of every accepted connection, in order.
     public var peers: [String] { lock.withLock { peerAddresses } }
 
-    public init(reply: @escaping @Sendable (Request) -> Reply) throws {
+    /// `holdBodies`: the server reads no request body until `releaseBodies()` (or `stop()`), so
+    /// a client's upload larger than the sockets' buffers must wait for its socket to drain.
+    public init(holdBodies: Bool = false, reply: @escaping @Sendable (Request) -> Reply) throws {
+        bodyGate = holdBodies ? DispatchSemaphore(value: 0) : nil
         self.reply = reply
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
@@ -92,8 +97,12 @@ public final class RawHTTPServer: @unchecked Sendable {
         Thread { [self] in acceptLoop() }.start()
     }
 
+    /// Lets the connections read the request bodies they hold (`holdBodies`).
+    public func releaseBodies() { bodyGate?.signal() }
+
     /// Closes the listener and every connection; the server threads then exit.
     public func stop() {
+        releaseBodies()
         let open = lock.withLock { () -> Set<Int32> in
             stopped = true
             return clients
@@ -151,6 +160,10 @@ public final class RawHTTPServer: @unchecked Sendable {
             guard var request = Self.parseHead(Array(buffer[0..<headEnd!])) else { return }
             buffer.removeFirst(headEnd! + 4)
             let length = Int(request.header("Content-Length") ?? "0") ?? 0
+            if let gate = bodyGate, length > 0 {
+                gate.wait()
+                gate.signal()
+            }
             while buffer.count < length {
                 if !fill() {
                     lock.withLock { partialBodies.append(buffer.count) }
