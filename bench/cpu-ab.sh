@@ -43,7 +43,9 @@ run_one() {  # $1 = A|B, $2 = round; a seed of its own per run (the stack keeps 
     local x=$1 r=$2 bin=$A seed=$((7000 + 10 * $2))
     [ "$x" = B ] && bin=$B seed=$((seed + 1))
     sed "s/\"seed\": 3,/\"seed\": $seed,/" "$work/run.json" > "$work/run.$x.$r.json"
-    timeout $((duration + 60)) "$bin" run --profile "$work/run.$x.$r.json" --target "$url" --out "$work/$x-$r" \
+    # Each binary keeps its own corpus check cache (binaries that stamp clips otherwise would
+    # make each other re-check all of them).
+    FLEET_CACHE_DIR="$work/cache-$x" timeout $((duration + 60)) "$bin" run --profile "$work/run.$x.$r.json" --target "$url" --out "$work/$x-$r" \
         --history "$work/h.sqlite" > "$work/$x.$r.out" 2>&1 || echo "   ($x round $r exited $?; see $work/$x.$r.out)" >&2
 }
 bench_alternate_swapped cpu-ab run_one
@@ -60,15 +62,19 @@ section="$work/section.md"
     echo
     python3 - "$work" "$PAIRS" <<'PY'
 import glob, json, os, statistics, sys
+sys.path.insert(0, os.path.join(os.environ["BENCH_ROOT"], "bench"))
+from run_cpu import how_line, walking_cpu_start
 work, pairs = sys.argv[1], int(sys.argv[2])
+hows = []
 def per_request(x, r):
     f = glob.glob(os.path.join(work, f"{x}-{r}", "**", "results.json"), recursive=True)
     if not f: return None
-    res = json.load(open(f[0])); h = res["health"]
+    res = json.load(open(f[0])); h = sorted(res["health"], key=lambda s: s["window"])
     act = [i for i, s in enumerate(h) if s.get("activeUsers", 0) > 0]
     n = sum(sum(e["statuses"].values()) for e in res["endpoints"])
     if not act or not n: return None
-    c0 = h[act[0] - 1]["cpuSeconds"] if act[0] > 0 else 0.0
+    c0, how = walking_cpu_start(res, h, act[0])
+    hows.append(how)
     return (h[act[-1]]["cpuSeconds"] - c0) / n * 1e6
 rows = [(r, per_request("A", r), per_request("B", r)) for r in range(1, pairs + 1)]
 def spread(v, fmt):
@@ -82,6 +88,7 @@ ratios = [b / a for _, a, b in rows if a and b]
 print()
 print(f"A: {spread([a for _, a, _ in rows if a], '%.1f')} µs per request; B: {spread([b for _, _, b in rows if b], '%.1f')}.")
 print(f"B / A per pair: {spread(ratios, '%.3f')} × over {len(ratios)} pairs.")
+print(how_line(hows))
 PY
 } > "$section"
 cat "$section"

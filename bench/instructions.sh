@@ -73,7 +73,13 @@ echo "== journeys under callgrind" >&2
 journeys_under_callgrind "$work/fleet" journeys 12
 if [ -n "$before" ]; then
     echo "== journeys of the --before binary under callgrind" >&2
+    # Its own corpus check cache, filled outside valgrind: a binary that stamps clips otherwise
+    # (before 2026-12-07) would find the cache stale and check all 118 clips under callgrind.
+    export FLEET_CACHE_DIR="$work/cache-before"
+    (cd "$BENCH_ROOT" && "$work/fleet-before" run --profile profiles/smoke.json --target "$url" --duration 1 \
+        --out "$work/warm-before" --history "$work/h.sqlite" > /dev/null 2>&1) || true
     journeys_under_callgrind "$work/fleet-before" before 13
+    unset FLEET_CACHE_DIR
 fi
 
 # The replay runs at the journeys' own pace under valgrind, over their mean in-flight count.

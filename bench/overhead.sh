@@ -93,7 +93,9 @@ run_journeys() {  # $1 = fleet binary, $2 = name (j, j0), $3 = round
     # each round (before this, rounds 1-3 sent 6k, 8k and 11k requests).
     seed=$((1000 + 10 * r + ${#name}))
     sed "s/\"seed\": 3,/\"seed\": $seed,/" "$work/run.json" > "$work/run.$name.$r.json"
-    (cd "$BENCH_ROOT" && exec timeout $((duration + 60)) "${timed[@]}" "$work/$name.$r.cs" "$bin" run --profile "$work/run.$name.$r.json" \
+    # The --before binary keeps its own corpus check cache: a binary that stamps clips otherwise
+    # (before 2026-12-07: the mtime through a Double) would make each arm re-check all of them.
+    (cd "$BENCH_ROOT" && { [ "$name" = j ] || export FLEET_CACHE_DIR="$work/cache-$name"; } && exec timeout $((duration + 60)) "${timed[@]}" "$work/$name.$r.cs" "$bin" run --profile "$work/run.$name.$r.json" \
         --target "$url" --out "$work/$name-$r" --history "$work/h.sqlite" > "$work/$name.$r.out" 2>&1) &
     local pid=$! prof=
     if [ "$r" = 1 ] && command -v perf >/dev/null; then profile_pid "$pid" "$work/perf-$name.data" & prof=$!; fi
@@ -169,7 +171,10 @@ section="$work/section.md"
     echo
     python3 - "$work" "$PAIRS" <<'PY'
 import glob, json, os, re, statistics, sys
+sys.path.insert(0, os.path.join(os.environ["BENCH_ROOT"], "bench"))
+from run_cpu import how_line, walking_cpu_start
 work, pairs = sys.argv[1], int(sys.argv[2])
+hows = []
 def journeys(r, name="j"):
     f = glob.glob(os.path.join(work, f"{name}-{r}", "**", "results.json"), recursive=True)
     if not f: return None
@@ -177,7 +182,8 @@ def journeys(r, name="j"):
     h = sorted(res["health"], key=lambda s: s["window"])
     act = [i for i, s in enumerate(h) if s.get("activeUsers", 0) > 0]
     if not act: return None
-    c0 = h[act[0] - 1]["cpuSeconds"] if act[0] > 0 else 0.0
+    c0, how = walking_cpu_start(res, h, act[0])
+    hows.append(how)
     cpu = h[act[-1]]["cpuSeconds"] - c0
     statuses = {}
     for e in res["endpoints"]:
@@ -249,6 +255,7 @@ paced = [j["per"] / e["per"] for j, e in zip(J, P) if j and e and j["per"] and e
 pm = statistics.median(paced) if paced else None
 print(f"Against the replay paced at the journeys' own rate: {spread(paced, '%.2f')} × — "
       + (f"{(pm - 1) * 100:.0f} %" if pm else "n/a") + " (goal ≤ 25 %: " + ("met" if pm and pm <= 1.25 else "not met") + ").")
+print(how_line(hows))
 PY
     echo
     echo "Where the time goes (perf record -g, 5 s of round 1, self time; journeys first, then the raw engine):"

@@ -84,7 +84,10 @@ section="$work/section.md"
     echo
     python3 - "$work" "$PAIRS" "$users" <<'PY'
 import glob, json, os, statistics, sys
+sys.path.insert(0, os.path.join(os.environ["BENCH_ROOT"], "bench"))
+from run_cpu import how_line, walking_cpu_start
 work, pairs, users = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+hows = []
 
 def fleet(r):
     files = glob.glob(os.path.join(work, f"fleet-{r}", "**", "results.json"), recursive=True)
@@ -94,11 +97,8 @@ def fleet(r):
     busy = [i for i, s in enumerate(h) if s.get("activeUsers", 0) > 0]
     if not busy: return None
     first, last = busy[0], busy[-1]
-    # The sample before the first active window; when the first sample is already active, one
-    # window's CPU is taken off it (its rate as in the next window).
-    if first > 0: start_cpu = h[first - 1]["cpuSeconds"]
-    elif len(h) > 1: start_cpu = h[0]["cpuSeconds"] - (h[1]["cpuSeconds"] - h[0]["cpuSeconds"])
-    else: start_cpu = 0.0
+    start_cpu, how = walking_cpu_start(res, h, first)
+    hows.append(how)
     end_cpu = h[min(last + 1, len(h) - 1)]["cpuSeconds"]
     done = sum(j.get("completed", 0) for j in res.get("journeys", []) if j.get("journey") == "dailyQuest")
     failed = sum(j.get("failed", 0) + j.get("abandoned", 0) for j in res.get("journeys", []) if j.get("journey") == "dailyQuest")
@@ -138,6 +138,7 @@ ratios = [b / a for a, b in zip(f, l) if a and b]
 print()
 print(f"Locust CPU per quest / Fleet CPU per quest, per round: median {spread(ratios, '%.1f')} × (goal: ≥ 10 ×; "
       f"{'met' if ratios and statistics.median(ratios) >= 10 else 'not met'}).")
+print(how_line(hows))
 PY
 } > "$section"
 cat "$section"

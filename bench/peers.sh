@@ -16,6 +16,7 @@
 # Sourcing it (as bench/scale-blast.sh does) only defines the helper functions.
 # ---- helpers ----
 BENCH_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+export BENCH_ROOT  # the reports' Python reads bench/run_cpu.py from it
 export PATH="$PATH:/opt/swift/usr/bin"
 # shellcheck source=bench/lib.sh
 source "$BENCH_ROOT/bench/lib.sh"

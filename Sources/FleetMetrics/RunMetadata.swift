@@ -34,6 +34,12 @@ public struct RunMetadata: Sendable, Codable, Equatable {
     public var minEffect: Double?
     /// The profile's `regression.min_abs_ms`: the smallest absolute latency change that counts (nil: 10 ms).
     public var minAbsoluteMs: Double?
+    /// The bench process's CPU seconds (user + system) when the users began to walk: start-up's
+    /// share (corpus check, stack, connections) of the health samples' cumulative `cpuSeconds`,
+    /// for a CPU figure over the run's windows to leave out. Without it, a run whose first window
+    /// already has users active had no sample to subtract. nil in merged results (each shard has
+    /// its own) and in runs recorded before it existed.
+    public var startCpuSeconds: Double?
 
     public init(runId: String, profile: String, seed: UInt64, target: String, startedAt: String,
                 plannedDurationSeconds: Double = 0, actualDurationSeconds: Double = 0,

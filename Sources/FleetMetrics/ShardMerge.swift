@@ -34,6 +34,7 @@ public enum ShardMerge {
         meta.shard = nil
         meta.actualDurationSeconds = 0
         meta.plannedDurationSeconds = 0
+        meta.startCpuSeconds = nil  // each shard's process has its own
         var merged = RunResults(meta: meta, windowNanos: first.windowNanos)
         var summaries: [ShardSummary] = []
         var end = 0.0

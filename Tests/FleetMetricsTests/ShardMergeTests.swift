@@ -17,6 +17,7 @@ final class ShardMergeTests: XCTestCase {
                                                           limit: 1_000_000, message: "judged on one shard")])
         m.shard = ShardInfo(index: shard, count: count, profileDigest: digest, startAt: RFC3339.format(millis: barrier),
                             lateByMillis: lateMillis)
+        m.startCpuSeconds = 0.25 + Double(shard)
         return m
     }
 
@@ -92,6 +93,7 @@ final class ShardMergeTests: XCTestCase {
             XCTAssertEqual(merged.counters, aligned.counters, label)
             XCTAssertEqual(merged.meta.shards, shards, label)
             XCTAssertEqual(merged.meta.shardRuns?.map(\.index), Array(0..<shards), label)
+            XCTAssertNil(merged.meta.startCpuSeconds, "one process's start-up CPU is not the merged run's")
         }
     }
 

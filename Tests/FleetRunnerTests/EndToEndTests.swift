@@ -1,3 +1,4 @@
+import FleetMetrics
 import Foundation
 import FleetTestSupport
 import XCTest
@@ -117,6 +118,14 @@ final class EndToEndTests: XCTestCase {
         XCTAssertEqual(rows["http:POST /sessions/{id}/complete"]?[8], "0")
         let html = try String(contentsOfFile: index, encoding: .utf8)
         XCTAssertFalse(html.contains("http://") && html.contains("<script src="), "the report must not load anything")
+
+        // Start-up's CPU (the corpus check, the stack) is in the results, for CPU figures over
+        // the run's windows to leave out: above zero and at most the first window's cumulative CPU.
+        let results = try RunResults.decode(try Data(contentsOf: reportDir.appendingPathComponent("results.json")))
+        let atStart = try XCTUnwrap(results.meta.startCpuSeconds)
+        let firstWindow = try XCTUnwrap(results.health.min { $0.window < $1.window })
+        XCTAssertGreaterThan(atStart, 0)
+        XCTAssertLessThanOrEqual(atStart, firstWindow.cpuSeconds)
     }
 
     func testInvalidProfileIsOneLineNamingFileAndFieldExit2() throws {

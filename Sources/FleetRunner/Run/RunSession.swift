@@ -66,6 +66,7 @@ public final class RunSession: Sendable {
 
         // The host's steal counts from here: the health samples carry what it took during the run.
         let stealAtStart = ProcessStats.hostStealSeconds()
+        let cpuAtStart = ProcessStats.cpuSeconds()
         let monitor = Task {
             await self.monitor(recorder: wiring.recorder, engine: target.engine, planned: profile.plannedDurationS, start: wiring.start,
                                windowNanos: wiring.windowNanos, stealAtStart: stealAtStart, stream: wiring.streamer(say: say))
@@ -78,7 +79,7 @@ public final class RunSession: Sendable {
         monitor.cancel()
         sampleHealth(recorder: wiring.recorder, engine: target.engine, stealAtStart: stealAtStart)
 
-        let results = conclude(wiring, barrier: barrier, notes: auditNotes)
+        let results = conclude(wiring, barrier: barrier, notes: auditNotes, cpuAtStart: cpuAtStart)
         for line in profile.populationLines(after: results) { say(line) }
         return try Reporting.write(results, options: options, say: say, interrupted: interrupted) { dir in
             try wiring.checker?.writeTraces(to: dir)
@@ -159,10 +160,11 @@ public final class RunSession: Sendable {
     }
 
     /// The results as reported: the recorder's snapshot with its metadata, notes, violations and verdict.
-    private func conclude(_ w: RunWiring, barrier: StartBarrier.Start, notes auditNotes: [String]) -> RunResults {
+    private func conclude(_ w: RunWiring, barrier: StartBarrier.Start, notes auditNotes: [String], cpuAtStart: Double) -> RunResults {
         let profile = options.profile, shard = w.shard, checker = w.checker
         let actual = Double(MonotonicClock.now() &- w.start) / 1e9
         var meta = w.meta(actual)
+        meta.startCpuSeconds = cpuAtStart
         if interrupted { meta.notes.append("interrupted: the run was stopped by a signal before its planned end") }
         meta.notes += auditNotes
         if !shard.isWhole {
