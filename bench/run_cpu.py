@@ -14,12 +14,14 @@ counted in its CPU per request (0.05-0.1 s over ~4,800 requests with the corpus 
 """
 
 
-def walking_cpu_start(res, health, first_active):
-    """(CPU seconds when the users began, how it was found: 'sample', 'meta' or 'estimated')."""
+def walking_cpu_start(res, health, first_active, estimate=False):
+    """(CPU seconds when the users began, how it was found: 'sample', 'meta' or 'estimated').
+    estimate=True skips meta.startCpuSeconds, so that runs of a newer binary can be taken
+    alike with an older one's."""
     if first_active > 0:
         return health[first_active - 1]["cpuSeconds"], "sample"
     at_start = res.get("meta", {}).get("startCpuSeconds")
-    if at_start is not None:
+    if at_start is not None and not estimate:
         return at_start, "meta"
     if len(health) > 1:
         return health[0]["cpuSeconds"] - (health[1]["cpuSeconds"] - health[0]["cpuSeconds"]), "estimated"
