@@ -45,7 +45,7 @@ declare -A envs=(
     [clock_fresh]="FLEET_HTTP_CLOCK=fresh"
     [epoll_eager]="FLEET_LAZY_EPOLL=0"
     [heap_off]="FLEET_HEAP_RESERVE=0"
-    [all_off]="FLEET_CURL_ALLOC=libc FLEET_CURLU=0 FLEET_HTTP_CLOCK=fresh FLEET_INLINE_BODIES=0 FLEET_LAZY_EPOLL=0 FLEET_HEAP_RESERVE=0"
+    [all_off]="FLEET_CURL_ALLOC=libc FLEET_CURLU=0 FLEET_HTTP_CLOCK=fresh FLEET_INLINE_BODIES=0 FLEET_LAZY_EPOLL=0 FLEET_DRIVE_UPLOADS=0 FLEET_HEAP_RESERVE=0"
 )
 variants=(all_on alloc_libc curlu_off clock_fresh epoll_eager heap_off all_off)
 
@@ -90,7 +90,7 @@ work, pairs, variants = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
 envs = {"before": "(the --before binary)", "all_on": "(defaults)", "alloc_libc": "FLEET_CURL_ALLOC=libc",
         "curlu_off": "FLEET_CURLU=0", "clock_fresh": "FLEET_HTTP_CLOCK=fresh",
         "epoll_eager": "FLEET_LAZY_EPOLL=0", "heap_off": "FLEET_HEAP_RESERVE=0",
-        "all_off": "FLEET_CURL_ALLOC=libc FLEET_CURLU=0 FLEET_HTTP_CLOCK=fresh FLEET_INLINE_BODIES=0 FLEET_LAZY_EPOLL=0 FLEET_HEAP_RESERVE=0"}
+        "all_off": "FLEET_CURL_ALLOC=libc FLEET_CURLU=0 FLEET_HTTP_CLOCK=fresh FLEET_INLINE_BODIES=0 FLEET_LAZY_EPOLL=0 FLEET_DRIVE_UPLOADS=0 FLEET_HEAP_RESERVE=0"}
 def eff(name, r):
     try:
         out = open(os.path.join(work, f"{name}.{r}.out")).read()

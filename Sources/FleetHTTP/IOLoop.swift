@@ -341,8 +341,9 @@ final class IOLoop: @unchecked Sendable {
     /// EPOLL_CTL_MOD there and back. A connected loopback socket is writable far more often than
     /// not; when it is not, curl's send meets EAGAIN, reads no piece, and the socket goes to
     /// epoll as before (`EpollInterest.flush` at the end of the turn), so nothing waits longer
-    /// than it would have; epoll is asked to watch a socket for writing only once it is full. A socket just opened (curl wants it written to learn that it connected)
-    /// is not driven: `EpollInterest.watch` reports only a socket that was being read.
+    /// than it would have. epoll watches a socket for writing only when it is full or its body
+    /// outlasts the turn (over 4 MiB). A socket just opened (curl wants it written to learn that
+    /// it connected) is not driven: `EpollInterest.watch` reports only a socket being read.
     private func driveWrites() {
         var i = 0
         var rounds = 0, stalled = 0, drives = 0
@@ -366,7 +367,8 @@ final class IOLoop: @unchecked Sendable {
             rounds += n
             if n == 64 && interest.wantsWriting(socket) { later.append((socket, shard)) }
         }
-        writeSoon = later
+        writeSoon.removeAll(keepingCapacity: true)
+        writeSoon.append(contentsOf: later)
         stats.drove(sockets: drives, rounds: rounds, stalled: stalled)
     }
 
