@@ -9,8 +9,9 @@
 # 2. Alternates (PAIRS rounds) the journeys — the same profile, `fleet run` — and the raw
 #    engine — `fleet blast --replay` of the recording, the same endpoints, headers and body
 #    sizes over keep-alive connections, as many at once as the journey run had in flight on
-#    average. CPU per request: journeys = process CPU from the health sample before the first
-#    active window to the last active one, over the requests; blast = its own CPU line.
+#    average. CPU per request: journeys = process CPU from when the users began (start-up left
+#    out, bench/run_cpu.py) to the last active window's sample, over the requests; blast = its
+#    own CPU line.
 #    A third arm replays the same recording paced at the rate the journeys sent in the same round
 #    (`-R`): flat out, the replay sends ~8 × faster, so its fixed costs per second (wake-ups,
 #    timers, the monitor) fall on more requests; paced, both arms carry them alike.
@@ -256,7 +257,6 @@ pm = statistics.median(paced) if paced else None
 print(f"Against the replay paced at the journeys' own rate: {spread(paced, '%.2f')} × — "
       + (f"{(pm - 1) * 100:.0f} %" if pm else "n/a") + " (goal ≤ 25 %: " + ("met" if pm and pm <= 1.25 else "not met") + ").")
 print(how_line(hows))
-B = [journeys(r, "j0") for r in range(1, pairs + 1)]
 if any(B):
     # The estimate over- or under-takes window 1's own CPU (its first requests are not the next
     # window's): before and after compare only with start-up taken alike.

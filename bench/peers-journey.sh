@@ -8,8 +8,9 @@
 # completed quest, per completed quest. Start-up (process launch to the first arrival: imports,
 # corpus load and check) is reported on its own.
 #   - Fleet: from its own health samples (results.json, 1-s windows, cumulative process CPU):
-#     the sample before the first window with an active user, and the first sample after the
-#     last window with one. Start-up = that first sample's CPU.
+#     from when the users began (the sample before the first window with an active user, or
+#     meta.startCpuSeconds when that window is the first: bench/run_cpu.py) to the first sample
+#     after the last window with one. Start-up = the CPU when the users began.
 #   - Locust: the locustfile reads getrusage(RUSAGE_SELF) at the first arrival and at the last
 #     completion (single process, no workers). Start-up = the CPU at the first arrival.
 # Goal (issue 18): Fleet at least 10 × cheaper per quest.
