@@ -3,11 +3,12 @@
 # the target answered and the corpus was loaded, right before the first arrival), with the corpus
 # check cache cold (an empty FLEET_CACHE_DIR) and warm, alternated (cold warm cold warm …, N pairs),
 # against one `fleet stack` on loopback. Usage: bench/startup.sh [FLEET_BINARY] [PAIRS]
+# (the binary: the argument, else FLEET_BIN as the other scripts take it, else .build/release/fleet)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=bench/lib.sh
 source bench/lib.sh
-fleet=${1:-.build/release/fleet}
+fleet=${1:-${FLEET_BIN:-.build/release/fleet}}
 pairs=${2:-3}
 bench_load_guard startup || exit 3  # LOAD_MAX; LOADED_OK=1 runs anyway (the header shows the load)
 work=$(mktemp -d /tmp/fleet-startup.XXXXXX)
