@@ -37,17 +37,22 @@ final class EpollInterestTests: XCTestCase {
         return (0..<Int(max(n, 0))).map { events[$0].data.u64 }
     }
 
+    /// An interest (lazy unless said) in which `socket` is a connection socket the engine opened.
+    private func interestWithConnection(_ socket: Int32, lazy: Bool = true) -> EpollInterest {
+        var interest = EpollInterest(epollFD: epollFD, lazy: lazy)
+        interest.opened(socket)
+        return interest
+    }
+
     private func poke(_ peer: Int32) {
         var byte: UInt8 = 1
         XCTAssertEqual(write(peer, &byte, 1), 1)
     }
 
     func testAParkedSocketCostsNothingToWatchAgainAndLeavesOnItsFirstUnwantedEvent() {
-        var interest = EpollInterest(epollFD: epollFD, lazy: true)
         let (mine, peer) = pair()
-        interest.opened(mine)
-        interest.watch(mine, events: EPOLLIN.rawValue, token: 7)
-        interest.flush()
+        var interest = interestWithConnection(mine)
+        interest.watchNow(mine, events: EPOLLIN.rawValue, token: 7)
         XCTAssertEqual(interest.controlCalls, 1)
         interest.unwatch(mine)  // a transfer ended; the connection is parked
         interest.watch(mine, events: EPOLLIN.rawValue, token: 7)  // the next one reuses it
@@ -62,8 +67,7 @@ final class EpollInterestTests: XCTestCase {
         XCTAssertFalse(interest.wants(mine), "an event curl did not ask for goes to no one")
         XCTAssertEqual(interest.controlCalls, 2, "and removes the socket from the set")
         XCTAssertEqual(ready(), [], "removed: the unread byte reports no more")
-        interest.watch(mine, events: EPOLLIN.rawValue, token: 7)
-        interest.flush()
+        interest.watchNow(mine, events: EPOLLIN.rawValue, token: 7)
         XCTAssertEqual(interest.controlCalls, 3, "watched again after removal: added anew")
         XCTAssertEqual(ready(), [7])
     }
@@ -71,46 +75,38 @@ final class EpollInterestTests: XCTestCase {
     func testOtherEventsOrAnotherShardUpdateTheRegistration() {
         var interest = EpollInterest(epollFD: epollFD, lazy: true)
         let (mine, _) = pair()
-        interest.watch(mine, events: EPOLLIN.rawValue, token: 1)
-        interest.flush()
+        interest.watchNow(mine, events: EPOLLIN.rawValue, token: 1)
         XCTAssertEqual(ready(), [], "nothing to read")
-        interest.watch(mine, events: EPOLLOUT.rawValue, token: 1)
-        interest.flush()
+        interest.watchNow(mine, events: EPOLLOUT.rawValue, token: 1)
         XCTAssertEqual(ready(), [1], "now watched for writing, which it can")
-        interest.watch(mine, events: EPOLLOUT.rawValue, token: 2 << 32 | 1)
-        interest.flush()
+        interest.watchNow(mine, events: EPOLLOUT.rawValue, token: 2 << 32 | 1)
         XCTAssertEqual(ready(), [2 << 32 | 1], "reported with the new shard's token")
         XCTAssertEqual(interest.controlCalls, 3)
     }
 
     func testEagerModeRemovesAtOnce() {
-        var interest = EpollInterest(epollFD: epollFD, lazy: false)
         let (mine, peer) = pair()
-        interest.opened(mine)
-        interest.watch(mine, events: EPOLLIN.rawValue, token: 3)
-        interest.flush()
+        var interest = interestWithConnection(mine, lazy: false)
+        interest.watchNow(mine, events: EPOLLIN.rawValue, token: 3)
         interest.unwatch(mine)
         XCTAssertEqual(interest.controlCalls, 2)
         poke(peer)
         XCTAssertEqual(ready(), [], "removed from the set at once")
-        interest.watch(mine, events: EPOLLIN.rawValue, token: 3)
-        interest.flush()
+        interest.watchNow(mine, events: EPOLLIN.rawValue, token: 3)
         XCTAssertEqual(ready(), [3])
     }
 
     /// Interest is applied when the loop is about to wait: a socket curl wants written and then,
     /// in the same turn, only read again (an upload driven to its end) costs no epoll_ctl.
     func testChangesThatCancelOutWithinATurnCostNothing() {
-        var interest = EpollInterest(epollFD: epollFD, lazy: true)
         let (mine, _) = pair()
-        interest.opened(mine)
+        var interest = interestWithConnection(mine)
         interest.watch(mine, events: EPOLLIN.rawValue, token: 5)
         XCTAssertEqual(interest.controlCalls, 0, "nothing applied before the flush")
         interest.flush()
         XCTAssertEqual(interest.controlCalls, 1)
         interest.watch(mine, events: EPOLLIN.rawValue | EPOLLOUT.rawValue, token: 5)
-        interest.watch(mine, events: EPOLLIN.rawValue, token: 5)
-        interest.flush()
+        interest.watchNow(mine, events: EPOLLIN.rawValue, token: 5)
         XCTAssertEqual(interest.controlCalls, 1, "IN, IN|OUT and IN again in one turn: no epoll_ctl")
         XCTAssertEqual(ready(), [], "still watched for reading only, though it is writable")
         interest.watch(mine, events: EPOLLIN.rawValue | EPOLLOUT.rawValue, token: 5)
@@ -124,9 +120,8 @@ final class EpollInterestTests: XCTestCase {
     /// reading that it now wants written (an upload's body), not one it wants written to learn
     /// that it connected.
     func testWatchNamesASocketThatWasBeingReadAndNowWantsWriting() {
-        var interest = EpollInterest(epollFD: epollFD, lazy: true)
         let (mine, _) = pair()
-        interest.opened(mine)
+        var interest = interestWithConnection(mine)
         XCTAssertFalse(interest.watch(mine, events: EPOLLOUT.rawValue, token: 1), "connecting")
         XCTAssertFalse(interest.watch(mine, events: EPOLLIN.rawValue | EPOLLOUT.rawValue, token: 1), "still connecting")
         XCTAssertFalse(interest.watch(mine, events: EPOLLIN.rawValue, token: 1))
@@ -145,8 +140,7 @@ final class EpollInterestTests: XCTestCase {
     func testASocketTheEngineDidNotOpenLeavesTheSetAtOnce() {
         var interest = EpollInterest(epollFD: epollFD, lazy: true)
         let (mine, peer) = pair()
-        interest.watch(mine, events: EPOLLIN.rawValue, token: 4)
-        interest.flush()
+        interest.watchNow(mine, events: EPOLLIN.rawValue, token: 4)
         interest.unwatch(mine)
         XCTAssertEqual(interest.controlCalls, 2, "added, then removed at once")
         XCTAssertEqual(interest.registeredCount, 0)
@@ -160,11 +154,9 @@ final class EpollInterestTests: XCTestCase {
     /// The hazard of keeping registrations: a closed socket leaves the epoll set, and a new socket
     /// that gets the same number must not pass for registered, even one the engine did not open.
     func testAClosedSocketsNumberReusedIsRegisteredAnew() {
-        var interest = EpollInterest(epollFD: epollFD, lazy: true)
         let (mine, peer) = pair()
-        interest.opened(mine)
-        interest.watch(mine, events: EPOLLIN.rawValue, token: UInt64(mine))
-        interest.flush()
+        var interest = interestWithConnection(mine)
+        interest.watchNow(mine, events: EPOLLIN.rawValue, token: UInt64(mine))
         interest.unwatch(mine)
         interest.closing(mine)
         close(mine)
@@ -173,8 +165,7 @@ final class EpollInterestTests: XCTestCase {
         let (again, newPeer) = pair()
         XCTAssertEqual(again, mine, "the kernel hands out the lowest free number")
         // Not `opened`: the number comes back as one of curl's own sockets (a resolver's pair).
-        interest.watch(again, events: EPOLLIN.rawValue, token: UInt64(again))
-        interest.flush()
+        interest.watchNow(again, events: EPOLLIN.rawValue, token: UInt64(again))
         XCTAssertEqual(interest.controlCalls, 2, "a new socket behind an old number is added")
         poke(newPeer)
         XCTAssertEqual(ready(), [UInt64(again)], "and its events report")
@@ -223,5 +214,13 @@ final class EpollInterestTests: XCTestCase {
             XCTAssertEqual(r.map { String(decoding: $0.body, as: UTF8.self) }, "ok")
         }
         XCTAssertEqual(server.acceptedConnections, 20, "each request after a close on a connection of its own")
+    }
+}
+
+private extension EpollInterest {
+    /// curl's interest, applied as at the end of a loop turn (`flush`).
+    mutating func watchNow(_ socket: Int32, events: UInt32, token: UInt64) {
+        watch(socket, events: events, token: token)
+        flush()
     }
 }
