@@ -176,7 +176,8 @@ section="$work/section.md"
     echo "while the whole population was alive; lag = scheduling_lag of timeline.csv over the held windows: the largest"
     echo "per-window p99 (an upper bound on the held p99), their median, and how many held windows reached 10 ms (one"
     echo "stall shows as one window, a generator that keeps falling behind as many); exit after planned end = the process's exit"
-    echo "minus (its \"run …\" line + the planned duration), results and report writing included; host steal = CPU time"
+    echo "minus (its \"run …\" line + the planned duration), results and report writing included (with checks on, the end-of-run audit's"
+    echo "time apart: from its \"audit: re-reading\" line to its \"re-read in\" line); host steal = CPU time"
     echo "the hypervisor gave other guests while the run went (/proc/stat), over the run and the most in any one second."
     bench_load_summary
     [ "$BENCH_LOADED" = 1 ] && echo "**Loaded: taken while other work shared the machine; provisional, not the figure.**"
@@ -194,6 +195,10 @@ for line in open(os.path.join(work, "exits")):
     log = os.path.join(work, f"run-{tag}.log")
     started = next((float(l.split(" ", 1)[0]) for l in open(log) if l.split(" ", 1)[1].startswith("run ")), None)
     exit_lag = float(at) - started - float(duration) if started else None
+    # With checks on, the end-of-run audit says when it starts and ends: its time is shown apart.
+    said = lambda text: next((float(l.split(" ", 1)[0]) for l in open(log) if text in l), None)
+    audit_from, audit_to = said("audit: re-reading "), said(" users re-read in ")
+    audit_s = audit_to - audit_from if audit_from and audit_to else None
     files = glob.glob(os.path.join(work, f"out-{tag}", "**", "results.json"), recursive=True)
     f = lambda v, fmt: (fmt % v) if v is not None else "n/a"
     try:
@@ -218,7 +223,8 @@ for line in open(os.path.join(work, "exits")):
     slow = sum(1 for v in lags if v >= 10)
     lag = f"{max(lags):.1f} ({statistics.median(lags):.1f}; {slow} of {len(lags)})" if lags else "n/a"
     notes = "; ".join(r.get("meta", {}).get("notes", [])) or "ok"
-    print(f"| {tag} | {n} | {peak} | {f(rss / 1048576 if rss else None, '%.1f')} | {f(rss / 1024 / n if rss else None, '%.1f')} | {lag} | {f(exit_lag, '%.1f')} | {steal} | {notes} |")
+    exit_cell = f(exit_lag, '%.1f') + (f" (audit {audit_s:.1f}; without it {exit_lag - audit_s:.1f})" if audit_s is not None and exit_lag is not None else "")
+    print(f"| {tag} | {n} | {peak} | {f(rss / 1048576 if rss else None, '%.1f')} | {f(rss / 1024 / n if rss else None, '%.1f')} | {lag} | {exit_cell} | {steal} | {notes} |")
 PY
 } > "$section"
 cat "$section"

@@ -67,6 +67,17 @@ public struct AnswerSnippet: Sendable {
         AnswerSnippet(.made(hash: Redact.digest(of: bytes), excerpt: excerpt(of: bytes, limit: limit)))
     }
 
+    /// Whether the answer is held as it came (not yet resolved), for the tests.
+    var isKeptWhole: Bool { if case .kept = form { return true } else { return false } }
+
+    /// The smaller of the two forms: an answer kept whole that is longer than the excerpt it
+    /// shows is resolved (its hash and excerpt made now, its bytes let go). Resolving costs what
+    /// laziness saved (~1.2k instructions, more for an answer holding a token), once an entry.
+    func compacted() -> AnswerSnippet {
+        guard case let .kept(b, limit) = form, b.count > limit + 16 else { return self }
+        return resolved()
+    }
+
     /// What a kept answer shows: its bytes as they came, or, when they may hold a secret, its
     /// redacted serialisation (parsed again: the same bytes parsed once already).
     func resolved() -> AnswerSnippet {
@@ -130,7 +141,26 @@ struct TraceRing {
 
     var entries: [TraceEntry] { Array(items[head...] + items[..<head]) }
 
+    /// The entries, oldest first, in an array of their own size, each answer held in its smaller
+    /// form (`AnswerSnippet.compacted`): for a user about to be idle for long. A thinking user's
+    /// ring held its first 16 slots reserved (1.8 KiB for its 3 entries) and its answers whole.
+    mutating func compact() {
+        guard !items.isEmpty else { return }
+        var kept: [TraceEntry] = []
+        kept.reserveCapacity(items.count)
+        for i in 0..<items.count {
+            var e = items[(head + i) % items.count]
+            e.answer = e.answer.compacted()
+            kept.append(e)
+        }
+        items = kept
+        head = 0
+    }
+
     mutating func release() { items = []; head = 0 }
+
+    /// Entries the ring's storage has room for (what it holds in memory, for the tests).
+    var reserved: Int { items.capacity }
 }
 
 /// Tokens, refresh tokens, push tokens and signed transactions never reach a trace.

@@ -146,6 +146,8 @@ public final class UserChecker: ExchangeObserver {
 
     var hasViolated: Bool { state.withLock { $0.violated } }
     var traceEntries: [TraceEntry] { state.withLock { $0.ring.entries } }
+    /// Trace entries the user's ring has room for (for the tests).
+    var traceReserved: Int { state.withLock { $0.ring.reserved } }
     var pendingAttempts: [String] { state.withLock { $0.log.attemptsAwaitingTerminal } }
     var completesInDoubt: [String] { state.withLock { $0.log.sessions.filter { $0.value.completeInDoubt }.map(\.key).sorted() } }
     func attemptStatus(_ id: String) -> String? { state.withLock { $0.log.attempts[id]?.lastStatus } }
@@ -166,6 +168,10 @@ public final class UserChecker: ExchangeObserver {
             if !s.violated && s.log.attemptsAwaitingTerminal.isEmpty { s.ring.release() }
         }
     }
+
+    /// A user about to be idle for long (`VirtualUser.restMs` or more) gives back its trace's
+    /// slack: 200,000 thinking users held 3 KiB each in their rings (bench/scale-memory.sh).
+    public func willRest() { state.withLock { $0.ring.compact() } }
 
     /// Records a finding made outside an exchange (the audit).
     func reportAudit(_ f: Finding, at mono: UInt64) {

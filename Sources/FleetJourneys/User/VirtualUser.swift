@@ -89,6 +89,10 @@ public final class VirtualUser: @unchecked Sendable {
 
     private static let digits = (0...9).map { String($0) }
 
+    /// A pause this long or longer lets the checker compact the user's trace first (a copy of
+    /// its entries, once per long think; shorter thinks would pay it too often for little).
+    public static let restMs = 10_000.0
+
     /// Pauses for the step's think time (scaled), starting from the end of the last response.
     public func think(_ name: String) async throws(JourneyStop) {
         if !declared.thinkTimes.contains(name) { undeclaredKeys.insert("think:\(name)") }
@@ -99,6 +103,7 @@ public final class VirtualUser: @unchecked Sendable {
     /// Pauses `ms` after the current intended instant; throws when the task is cancelled.
     public func pause(ms: Double) async throws(JourneyStop) {
         nextIntended = max(nextIntended, MonotonicClock.now()) &+ UInt64(max(0, ms) * 1e6)
+        if ms >= Self.restMs { checker?.willRest() }
         guard await Pause.until(nextIntended) else { throw .interrupted(step: step) }
     }
 

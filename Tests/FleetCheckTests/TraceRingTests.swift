@@ -1,0 +1,68 @@
+import FleetClient
+import FleetCore
+import XCTest
+@testable import FleetCheck
+
+/// A ring compacted for a long rest keeps its entries, in order, as a trace shows them, in
+/// storage of their own size, and lets go of whole answers longer than their excerpt.
+final class TraceRingTests: XCTestCase {
+    private func entry(_ seq: Int, answer: AnswerSnippet = .none) -> TraceEntry {
+        TraceEntry(seq: seq, intendedMs: Double(seq), actualMs: Double(seq), endMs: Double(seq) + 1, what: "GET /home",
+                   path: "/home", status: 200, answer: answer)
+    }
+
+    func testCompactingKeepsEntriesInOrderInStorageOfTheirSize() {
+        var ring = TraceRing(capacity: 128)
+        for seq in 1...3 { ring.append(entry(seq)) }
+        XCTAssertGreaterThanOrEqual(ring.reserved, 16, "a walk's first entries have room reserved at once")
+        ring.compact()
+        XCTAssertEqual(ring.reserved, 3)
+        XCTAssertEqual(ring.entries.map(\.seq), [1, 2, 3])
+        ring.append(entry(4))
+        XCTAssertEqual(ring.entries.map(\.seq), [1, 2, 3, 4], "it grows again after a rest")
+    }
+
+    func testAWrappedRingCompactsOldestFirstAndGoesOnOverwritingTheOldest() {
+        var ring = TraceRing(capacity: 4)
+        for seq in 1...6 { ring.append(entry(seq)) }
+        XCTAssertEqual(ring.entries.map(\.seq), [3, 4, 5, 6])
+        ring.compact()
+        XCTAssertEqual(ring.entries.map(\.seq), [3, 4, 5, 6])
+        ring.append(entry(7))
+        ring.append(entry(8))
+        XCTAssertEqual(ring.entries.map(\.seq), [5, 6, 7, 8])
+        XCTAssertEqual(ring.count, 8)
+    }
+
+    /// A long answer is resolved (hash and excerpt made, tokens redacted) and shows the same
+    /// line as before; a short one stays as it came.
+    func testCompactedAnswersShowWhatTheyShowedBefore() throws {
+        let long = Array((#"{"access_token":"secret-A","user":{"id":"u_1","name":""# + String(repeating: "n", count: 400) + #""}}"#).utf8)
+        let short = Array(#"{"id":"s_1","stage":"reading"}"#.utf8)
+        var ring = TraceRing(capacity: 128)
+        ring.append(entry(1, answer: Redact.snippet(raw: long, parsed: try JSONValue.parse(long), limit: 240)))
+        ring.append(entry(2, answer: Redact.snippet(raw: short, parsed: try JSONValue.parse(short), limit: 240)))
+        ring.append(entry(3, answer: Redact.snippet(raw: short, parsed: try JSONValue.parse(short), limit: 240).withoutDigest()))
+        XCTAssertEqual(ring.entries.map(\.answer.isKeptWhole), [true, true, true], "answers are kept as they came until shown")
+        let lines = ring.entries.map { $0.json() }
+        ring.compact()
+        XCTAssertEqual(ring.entries.map(\.answer.isKeptWhole), [false, true, true])
+        XCTAssertEqual(ring.entries.map { $0.json() }, lines)
+        XCTAssertFalse(lines[0].contains("secret-A"), lines[0])
+        XCTAssertTrue(lines[2].contains(#""digest":"""#), "an answer shown without a digest shows none after: \(lines[2])")
+    }
+
+    /// Through the checker: a user about to rest keeps its trace and lets go of the slack.
+    func testAUserAboutToRestKeepsItsTrace() {
+        let script = Script()
+        let u = script.user(1)
+        script.send(u, "POST /auth/anonymous", "/auth/anonymous", body: ["access_token": "t", "user": ["id": "u_1"]], status: 200)
+        script.send(u, "GET /config", "/config", body: ["min_app_version": "1.0.0"], status: 200)
+        script.send(u, "GET /home", "/home", body: ["today_quest": .null], status: 200)
+        let lines = u.traceEntries.map { $0.json() }
+        XCTAssertGreaterThan(u.traceReserved, 3)
+        u.willRest()
+        XCTAssertEqual(u.traceReserved, 3)
+        XCTAssertEqual(u.traceEntries.map { $0.json() }, lines)
+    }
+}
