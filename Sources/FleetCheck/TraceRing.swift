@@ -4,17 +4,42 @@ import Glibc
 #endif
 
 /// One line of a user's trace (`traces/user-<K>.jsonl`): an exchange or a decision.
+///
+/// Stored narrow (88 bytes, 112 with an `Int` and three `Double`s): a trace shows whole
+/// milliseconds, and a walking user's ring of up to 128 entries was most of its checker's
+/// memory. Times are clamped to ±24 days from the run's start (`Int32` milliseconds).
 public struct TraceEntry: Sendable {
-    public var seq: Int
-    /// Milliseconds from the run's start: when the request was meant to go out, went out, ended.
-    public var intendedMs: Double
-    public var actualMs: Double
-    public var endMs: Double
-    public var what: String
-    public var path: String
-    public var status: Int?
+    private let seq32: Int32
+    private let intended32: Int32, actual32: Int32, end32: Int32
+    /// The answer's status; -1 for none.
+    private let status32: Int32
+    public let what: String
+    public let path: String
     /// A short digest of the answer and its first characters, with tokens and signed transactions redacted.
     public var answer: AnswerSnippet
+
+    public init(seq: Int, intendedMs: Double, actualMs: Double, endMs: Double, what: String, path: String, status: Int?,
+                answer: AnswerSnippet) {
+        seq32 = Int32(clamping: seq)
+        intended32 = Self.narrow(intendedMs)
+        actual32 = Self.narrow(actualMs)
+        end32 = Self.narrow(endMs)
+        status32 = status.map { Int32(clamping: $0) } ?? -1
+        self.what = what
+        self.path = path
+        self.answer = answer
+    }
+
+    private static func narrow(_ ms: Double) -> Int32 {
+        ms.isFinite ? Int32(max(Double(Int32.min), min(Double(Int32.max), ms.rounded()))) : 0
+    }
+
+    public var seq: Int { Int(seq32) }
+    /// Milliseconds from the run's start: when the request was meant to go out, went out, ended.
+    public var intendedMs: Double { Double(intended32) }
+    public var actualMs: Double { Double(actual32) }
+    public var endMs: Double { Double(end32) }
+    public var status: Int? { status32 < 0 ? nil : Int(status32) }
 
     func json() -> String {
         var o: JSONObject = ["seq": .number(Double(seq)), "what": .string(what)]
@@ -69,13 +94,31 @@ public struct AnswerSnippet: Sendable {
 
     /// Whether the answer is held as it came (not yet resolved), for the tests.
     var isKeptWhole: Bool { if case .kept = form { return true } else { return false } }
+    /// Where the answer's bytes (held as they came) or its excerpt are stored, for the tests.
+    var storage: UnsafeRawPointer? {
+        switch form {
+        case .none: return nil
+        case let .kept(b, _): return b.withUnsafeBytes { $0.baseAddress }
+        case let .made(_, e): return e.utf8.withContiguousStorageIfAvailable { UnsafeRawPointer($0.baseAddress) } ?? nil
+        }
+    }
 
-    /// The smaller of the two forms: an answer kept whole that is longer than the excerpt it
-    /// shows is resolved (its hash and excerpt made now, its bytes let go). Resolving costs what
-    /// laziness saved (~1.2k instructions, more for an answer holding a token), once an entry.
-    func compacted() -> AnswerSnippet {
-        guard case let .kept(b, limit) = form, b.count > limit + 16 else { return self }
-        return resolved()
+    /// The smaller of the two forms, held once for all users given the same answer
+    /// (`SharedAnswers`): an answer kept whole that is longer than the excerpt it shows is
+    /// resolved (its hash and excerpt made now, its bytes let go). Resolving costs what laziness
+    /// saved (~1.2k instructions, more for an answer holding a token), once an entry. A short
+    /// answer stays as it came, shared only when it cannot hold a secret (a token kept in
+    /// memory belongs to its user's ring alone).
+    func compacted(sharing: SharedAnswers = .shared) -> AnswerSnippet {
+        switch form {
+        case .none: return self
+        case let .kept(b, limit) where b.count <= limit + 16:
+            return Redact.mayHoldSecret(b) ? self : AnswerSnippet(.kept(sharing.share(b), limit: limit), showsDigest: showsDigest)
+        case .kept:
+            return resolved().compacted(sharing: sharing)
+        case let .made(hash, excerpt):
+            return AnswerSnippet(.made(hash: hash, excerpt: sharing.share(excerpt: excerpt, hash: hash)), showsDigest: showsDigest)
+        }
     }
 
     /// What a kept answer shows: its bytes as they came, or, when they may hold a secret, its
@@ -144,13 +187,13 @@ struct TraceRing {
     /// The entries, oldest first, in an array of their own size, each answer held in its smaller
     /// form (`AnswerSnippet.compacted`): for a user about to be idle for long. A thinking user's
     /// ring held its first 16 slots reserved (1.8 KiB for its 3 entries) and its answers whole.
-    mutating func compact() {
+    mutating func compact(sharing: SharedAnswers = .shared) {
         guard !items.isEmpty else { return }
         var kept: [TraceEntry] = []
         kept.reserveCapacity(items.count)
         for i in 0..<items.count {
             var e = items[(head + i) % items.count]
-            e.answer = e.answer.compacted()
+            e.answer = e.answer.compacted(sharing: sharing)
             kept.append(e)
         }
         items = kept

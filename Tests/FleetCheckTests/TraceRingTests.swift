@@ -65,4 +65,57 @@ final class TraceRingTests: XCTestCase {
         XCTAssertEqual(u.traceReserved, 3)
         XCTAssertEqual(u.traceEntries.map { $0.json() }, lines)
     }
+
+    /// Two users given the same answer hold one copy of it after a rest; an answer that may hold
+    /// a token stays its user's own; equal excerpts of long answers are held once too.
+    func testEqualAnswersOfDifferentUsersAreHeldOnceAfterARest() throws {
+        let table = SharedAnswers()
+        func ring(_ text: String) throws -> TraceRing {
+            let raw = Array(text.utf8)  // each ring its own array of the same bytes
+            var r = TraceRing(capacity: 128)
+            r.append(entry(1, answer: Redact.snippet(raw: raw, parsed: try JSONValue.parse(raw), limit: 240)))
+            return r
+        }
+        let config = #"{"min_app_version":"1.0.0","poll":{"initial_ms":2000}}"#
+        var a = try ring(config), b = try ring(config)
+        XCTAssertNotEqual(a.entries[0].answer.storage, b.entries[0].answer.storage)
+        a.compact(sharing: table)
+        b.compact(sharing: table)
+        XCTAssertNotNil(a.entries[0].answer.storage)
+        XCTAssertEqual(a.entries[0].answer.storage, b.entries[0].answer.storage, "one copy for both")
+        XCTAssertEqual(a.entries[0].json(), b.entries[0].json())
+
+        let signedIn = #"{"access_token":"secret-A","user_id":"u_1"}"#
+        var c = try ring(signedIn), d = try ring(signedIn)
+        c.compact(sharing: table)
+        d.compact(sharing: table)
+        XCTAssertTrue(c.entries[0].answer.isKeptWhole)
+        XCTAssertNotEqual(c.entries[0].answer.storage, d.entries[0].answer.storage, "an answer with a token is not shared")
+
+        let catalog = "{\"topics\":[" + (1...60).map { "{\"id\":\"t_\($0)\"}" }.joined(separator: ",") + "]}"
+        var e = try ring(catalog), f = try ring(catalog)
+        e.compact(sharing: table)
+        f.compact(sharing: table)
+        XCTAssertFalse(e.entries[0].answer.isKeptWhole, "longer than its excerpt: resolved")
+        XCTAssertNotNil(e.entries[0].answer.storage)
+        XCTAssertEqual(e.entries[0].answer.storage, f.entries[0].answer.storage, "one excerpt for both")
+
+        var g = try ring(#"{"min_app_version":"2.0.0","poll":{"initial_ms":2000}}"#)
+        g.compact(sharing: table)
+        XCTAssertNotEqual(g.entries[0].answer.storage, a.entries[0].answer.storage, "a different answer is its own")
+        XCTAssertTrue(g.entries[0].json().contains("2.0.0"))
+    }
+
+    /// An entry is held in 88 bytes: whole milliseconds (a trace shows no more), clamped.
+    func testEntriesAreNarrowAndShowWholeMilliseconds() {
+        XCTAssertLessThanOrEqual(MemoryLayout<TraceEntry>.stride, 88)
+        let e = TraceEntry(seq: 7, intendedMs: 1234.4, actualMs: 1234.6, endMs: 9e15, what: "GET /me", path: "/me", status: nil,
+                           answer: .none)
+        XCTAssertEqual([e.intendedMs, e.actualMs, e.endMs], [1234, 1235, Double(Int32.max)])
+        XCTAssertNil(e.status)
+        XCTAssertEqual(e.seq, 7)
+        XCTAssertTrue(e.json().contains(#""actual_ms":1235"#), e.json())
+        XCTAssertTrue(e.json().contains(#""status":null"#), e.json())
+        XCTAssertEqual(entry(3).status, 200)
+    }
 }
