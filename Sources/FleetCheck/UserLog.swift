@@ -1,6 +1,7 @@
 import FleetClient
 import FleetCore
 import FleetMetrics
+import Synchronization
 
 /// A breach found in one user's history: which invariant, what was expected and seen, and the
 /// trace entries (`seq`) that show it.
@@ -59,21 +60,56 @@ enum StreakChain: Sendable {
 /// Sound first: every rule fires only when what the user saw leaves no innocent explanation,
 /// under retries, lost answers, kills, concurrency between its own devices, and clock skew.
 struct UserLog: Sendable {
-    var timezone: LocalTimeZone
+    var timezone: LocalTimeZone { zone.value }
+    private let zone: SharedZone
     var sessions: [String: SessionFacts] = [:]
     var attempts: [String: AttemptFacts] = [:]
     /// XP before the first settlement this history covers; nil until known.
     var xpBaseline: Int? = 0
-    var streak: StreakChain = .fresh
     /// Completes in flight by path, and the intervals of recent completes (for overlap).
     var completesInFlight: [String: Int] = [:]
     var recentCompletes: [(session: String, sent: UInt64, received: UInt64)] = []
-    var purchasesInFlight: [String: Int] = [:]
-    var recentPurchases: [(tx: String, sent: UInt64, received: UInt64)] = []
-    var entitlement = EntitlementLog()
-    var deletion: DeletionFacts?
+    /// What a user that never settled, bought or deleted has none of, boxed (`Later`): 200,000
+    /// thinking users held 160 bytes each of it inline in their checkers.
+    private var later: Later?
 
-    init(timezone: String) { self.timezone = LocalTimeZone(timezone) }
+    init(timezone: String) { zone = SharedZone.named(timezone) }
+
+    var streak: StreakChain {
+        get { later?.facts.streak ?? .fresh }
+        set { laterFacts { $0.streak = newValue } }
+    }
+    var purchasesInFlight: [String: Int] {
+        get { later?.facts.purchasesInFlight ?? [:] }
+        set { laterFacts { $0.purchasesInFlight = newValue } }
+    }
+    var recentPurchases: [(tx: String, sent: UInt64, received: UInt64)] {
+        get { later?.facts.recentPurchases ?? [] }
+        set { laterFacts { $0.recentPurchases = newValue } }
+    }
+    var entitlement: EntitlementLog {
+        get { later?.facts.entitlement ?? EntitlementLog() }
+        set { laterFacts { $0.entitlement = newValue } }
+    }
+    var deletion: DeletionFacts? {
+        get { later?.facts.deletion }
+        set { laterFacts { $0.deletion = newValue } }
+    }
+
+    /// Whether the history has boxed facts, and the zone it shares (for the tests).
+    var holdsLaterFacts: Bool { later != nil }
+    var sharedZone: ObjectIdentifier { ObjectIdentifier(zone) }
+
+    /// Changes the boxed facts, boxing them on first use and copying the box if another log
+    /// shares it (a copied log stays a value).
+    private mutating func laterFacts(_ change: (inout LaterFacts) -> Void) {
+        if later == nil {
+            later = Later(LaterFacts())
+        } else if !isKnownUniquelyReferenced(&later!) {
+            later = Later(later!.facts)
+        }
+        change(&later!.facts)
+    }
 
     /// Sum of the known awards of this user's settled sessions.
     var awardSum: Int { sessions.values.reduce(0) { $0 + ($1.award ?? 0) } }
@@ -98,6 +134,39 @@ struct UserLog: Sendable {
     /// Everything this history knew of sessions, XP and streak is reset (account deleted: a new user).
     mutating func forgetAccount() {
         sessions = [:]; attempts = [:]; xpBaseline = 0; streak = .fresh; entitlement = EntitlementLog(); deletion = nil
+    }
+}
+
+/// The facts of `UserLog` that only some users' histories come to hold.
+struct LaterFacts: Sendable {
+    var streak: StreakChain = .fresh
+    var purchasesInFlight: [String: Int] = [:]
+    var recentPurchases: [(tx: String, sent: UInt64, received: UInt64)] = []
+    var entitlement = EntitlementLog()
+    var deletion: DeletionFacts?
+}
+
+/// A box for `LaterFacts`, changed only through `UserLog.laterFacts` (copied when shared).
+// @unchecked: its one `var` is changed only by the log holding the only reference (checked).
+final class Later: @unchecked Sendable {
+    var facts: LaterFacts
+    init(_ facts: LaterFacts) { self.facts = facts }
+}
+
+/// A timezone shared by every user that names it (a `LocalTimeZone` is 48 bytes; a run names a
+/// handful of zones for all its users).
+final class SharedZone: Sendable {
+    let value: LocalTimeZone
+    private init(_ value: LocalTimeZone) { self.value = value }
+    private static let zones = Mutex<[String: SharedZone]>([:])
+
+    static func named(_ raw: String) -> SharedZone {
+        zones.withLock { z in
+            if let known = z[raw] { return known }
+            let made = SharedZone(LocalTimeZone(raw))
+            z[raw] = made
+            return made
+        }
     }
 }
 
