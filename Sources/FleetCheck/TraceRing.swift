@@ -94,7 +94,8 @@ public struct AnswerSnippet: Sendable {
 
     /// Whether the answer is held as it came (not yet resolved), for the tests.
     var isKeptWhole: Bool { if case .kept = form { return true } else { return false } }
-    /// Where the answer's bytes (held as they came) or its excerpt are stored, for the tests.
+    /// Where the answer's bytes (held as they came) or its excerpt are stored, for the tests (an
+    /// excerpt of at most 15 bytes is held inline and has no storage of its own to compare).
     var storage: UnsafeRawPointer? {
         switch form {
         case .none: return nil
