@@ -195,11 +195,13 @@ for line in open(os.path.join(work, "exits")):
     tag, at, duration, ramp = line.split()  # ramp: when the whole population is in
     n = int(tag.split("-")[0])
     log = os.path.join(work, f"run-{tag}.log")
-    started = next((float(l.split(" ", 1)[0]) for l in open(log) if l.split(" ", 1)[1].startswith("run ")), None)
+    # When the run first said something (each line: arrival time, then what it said).
+    said = lambda match: next((float(t) for t, m in (l.rstrip("\n").split(" ", 1) for l in open(log)) if match(m)), None)
+    started = said(lambda m: m.startswith("run "))
     exit_lag = float(at) - started - float(duration) if started else None
     # With checks on, the end-of-run audit says when it starts and ends: its time is shown apart.
-    said = lambda text: next((float(l.split(" ", 1)[0]) for l in open(log) if text in l), None)
-    audit_from, audit_to = said("audit: re-reading "), said(" users re-read in ")
+    audit_from = said(lambda m: m.startswith("audit: re-reading "))
+    audit_to = said(lambda m: m.startswith("audit: ") and " users re-read in " in m)
     audit_s = audit_to - audit_from if audit_from and audit_to else None
     files = glob.glob(os.path.join(work, f"out-{tag}", "**", "results.json"), recursive=True)
     f = lambda v, fmt: (fmt % v) if v is not None else "n/a"

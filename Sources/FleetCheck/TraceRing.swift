@@ -167,11 +167,14 @@ struct TraceRing {
     private var items: [TraceEntry] = []
     private var head = 0
     private(set) var count = 0
+    /// The newest entries not yet made small by `compact` (a rest compacts only those).
+    private var fresh = 0
 
     init(capacity: Int) { self.capacity = max(1, capacity) }
 
     mutating func append(_ e: TraceEntry) {
         count += 1
+        fresh = Swift.min(fresh + 1, capacity)
         if items.count < capacity {
             // Room for a walk's first entries at once: grown from one by doubling, a quest's ~20
             // entries moved its ring five times (~170 instructions a request).
@@ -188,20 +191,26 @@ struct TraceRing {
     /// The entries, oldest first, in an array of their own size, each answer held in its smaller
     /// form (`AnswerSnippet.compacted`): for a user about to be idle for long. A thinking user's
     /// ring held its first 16 slots reserved (1.8 KiB for its 3 entries) and its answers whole.
+    /// Each rest does only what the last one left: storage already of its size is not copied
+    /// again, and only the entries appended since have their answers looked at.
     mutating func compact(sharing: SharedAnswers = .shared) {
-        guard !items.isEmpty else { return }
-        var kept: [TraceEntry] = []
-        kept.reserveCapacity(items.count)
-        for i in 0..<items.count {
-            var e = items[(head + i) % items.count]
-            e.answer = e.answer.compacted(sharing: sharing)
-            kept.append(e)
+        let n = items.count
+        guard n > 0, fresh > 0 || items.capacity > n else { return }
+        if items.capacity > n {
+            var kept: [TraceEntry] = []
+            kept.reserveCapacity(n)
+            for i in 0..<n { kept.append(items[(head + i) % n]) }
+            items = kept
+            head = 0
         }
-        items = kept
-        head = 0
+        for k in 0..<Swift.min(fresh, n) {  // newest first: the one before `head`, and back
+            let i = (head + n - 1 - k) % n
+            items[i].answer = items[i].answer.compacted(sharing: sharing)
+        }
+        fresh = 0
     }
 
-    mutating func release() { items = []; head = 0 }
+    mutating func release() { items = []; head = 0; fresh = 0 }
 
     /// Entries the ring's storage has room for (what it holds in memory, for the tests).
     var reserved: Int { items.capacity }

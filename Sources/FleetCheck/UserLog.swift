@@ -1,7 +1,6 @@
 import FleetClient
 import FleetCore
 import FleetMetrics
-import Synchronization
 
 /// A breach found in one user's history: which invariant, what was expected and seen, and the
 /// trace entries (`seq`) that show it.
@@ -60,8 +59,7 @@ enum StreakChain: Sendable {
 /// Sound first: every rule fires only when what the user saw leaves no innocent explanation,
 /// under retries, lost answers, kills, concurrency between its own devices, and clock skew.
 struct UserLog: Sendable {
-    var timezone: LocalTimeZone { zone.value }
-    private let zone: SharedZone
+    let timezone: LocalTimeZone
     var sessions: [String: SessionFacts] = [:]
     var attempts: [String: AttemptFacts] = [:]
     /// XP before the first settlement this history covers; nil until known.
@@ -73,7 +71,7 @@ struct UserLog: Sendable {
     /// thinking users held 160 bytes each of it inline in their checkers.
     private var later: Later?
 
-    init(timezone: String) { zone = SharedZone.named(timezone) }
+    init(timezone: String) { self.timezone = LocalTimeZone(timezone) }
 
     var streak: StreakChain {
         get { later?.facts.streak ?? .fresh }
@@ -98,7 +96,7 @@ struct UserLog: Sendable {
 
     /// Whether the history has boxed facts, and the zone it shares (for the tests).
     var holdsLaterFacts: Bool { later != nil }
-    var sharedZone: ObjectIdentifier { ObjectIdentifier(zone) }
+    var sharedZone: ObjectIdentifier { timezone.storageID }
 
     /// Changes the boxed facts, boxing them on first use and copying the box if another log
     /// shares it (a copied log stays a value).
@@ -151,23 +149,6 @@ struct LaterFacts: Sendable {
 final class Later: @unchecked Sendable {
     var facts: LaterFacts
     init(_ facts: LaterFacts) { self.facts = facts }
-}
-
-/// A timezone shared by every user that names it (a `LocalTimeZone` is 48 bytes; a run names a
-/// handful of zones for all its users).
-final class SharedZone: Sendable {
-    let value: LocalTimeZone
-    private init(_ value: LocalTimeZone) { self.value = value }
-    private static let zones = Mutex<[String: SharedZone]>([:])
-
-    static func named(_ raw: String) -> SharedZone {
-        zones.withLock { z in
-            if let known = z[raw] { return known }
-            let made = SharedZone(LocalTimeZone(raw))
-            z[raw] = made
-            return made
-        }
-    }
 }
 
 extension UserLog {

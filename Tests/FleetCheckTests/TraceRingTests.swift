@@ -118,4 +118,23 @@ final class TraceRingTests: XCTestCase {
         XCTAssertTrue(e.json().contains(#""status":null"#), e.json())
         XCTAssertEqual(entry(3).status, 200)
     }
+
+    /// A second rest looks only at what came since the first: a long answer appended after it is
+    /// made small too, in a wrapped ring as in one still filling.
+    func testASecondRestCompactsWhatCameSince() throws {
+        let long = Array(("{\"s\":\"" + String(repeating: "x", count: 400) + "\"}").utf8)
+        let answer = { Redact.snippet(raw: long, parsed: try? JSONValue.parse(long), limit: 240) }
+        for capacity in [2, 128] {
+            var ring = TraceRing(capacity: capacity)
+            ring.append(entry(1, answer: answer()))
+            ring.compact()
+            ring.append(entry(2, answer: answer()))
+            ring.append(entry(3, answer: answer()))
+            XCTAssertEqual(ring.entries.last?.answer.isKeptWhole, true)
+            ring.compact()
+            XCTAssertEqual(ring.entries.map(\.answer.isKeptWhole), Array(repeating: false, count: min(3, capacity)), "capacity \(capacity)")
+            XCTAssertEqual(ring.reserved, min(3, capacity))
+        }
+    }
 }
+
