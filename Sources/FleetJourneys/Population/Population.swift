@@ -70,8 +70,27 @@ public enum Population {
     /// walk its journey from a wrong state. `new` (and an unknown cohort) needs no warm-up.
     @inline(never)  // async steps are not inlined: see VirtualUser (frames)
     public static func prepare(_ user: VirtualUser) async -> Bool {
+        // Decided before any frame of the warm-up's is made: most users (new) have none, and a
+        // task keeps the slab of the deepest frame it reached while its user thinks (656 bytes
+        // here for every user when the plan was made in this frame; see `APIClient.attempts`).
+        guard plan(for: user) != nil else { return true }
+        return await warm(user)
+    }
+
+    /// The user's warm-up and its plan, nil for a cohort that has none. The plan draws from the
+    /// warm-up's own generator, a copy of the user's: made again, it is the same plan.
+    @inline(never)
+    static func plan(for user: VirtualUser) -> (Warmup, WarmupPlan)? {
         var warmup = Warmup(user: user)
-        guard let plan = WarmupPlan(cohort: user.cohort, behaviour: user.world.behaviour, random: &warmup.random) else { return true }
+        guard let plan = WarmupPlan(cohort: user.cohort, behaviour: user.world.behaviour, random: &warmup.random) else { return nil }
+        return (warmup, plan)
+    }
+
+    @inline(never)
+    private static func warm(_ user: VirtualUser) async -> Bool {
+        guard let planned = plan(for: user) else { return true }
+        var warmup = planned.0
+        let plan = planned.1
         let recorder = user.world.recorder
         let started = MonotonicClock.now()
         recorder.journeyStarted(JourneyResult.warmup, cohort: user.cohort)

@@ -98,10 +98,7 @@ public final class Fleet: Sendable {
             // Alone (nearly every user), the visit runs in this task: a group would hold a
             // second task (and its frames) per user for the whole visit, thinks included.
             guard !walkers.isEmpty else { return await visit(user, journey: journey, midnight: midnight) }
-            await withTaskGroup(of: Void.self) { group in
-                for o in walkers { group.addTask { _ = await o.run(journey) } }
-                group.addTask { await self.visit(user, journey: journey, midnight: midnight) }
-            }
+            await visit(user, with: walkers, journey: journey, midnight: midnight)
         }
         plan.checker?.walkEnded()
         return user.index
@@ -192,6 +189,17 @@ public final class Fleet: Sendable {
                                      cohort: cohort, intended: intended, checker: checker, amplifiers: amp)
         return WalkPlan(user: user, journey: journeyName.journey, lease: lease?.value, midnight: midnight, twin: twin,
                         identity: identity)
+    }
+
+    /// The visit with the install's other devices walking at once, each in a task of the group.
+    /// Apart from `walkUser`: inline, the group's frame was in the closure every user's visit runs
+    /// in (608 bytes, most users walk alone), and a task keeps its deepest frames' slabs.
+    @inline(never)
+    private func visit(_ user: VirtualUser, with walkers: [VirtualUser], journey: any Journey, midnight: UInt64?) async {
+        await withTaskGroup(of: Void.self) { group in
+            for o in walkers { group.addTask { _ = await o.run(journey) } }
+            group.addTask { await self.visit(user, journey: journey, midnight: midnight) }
+        }
     }
 
     /// The journey, then back-to-back sessions (for a midnight user: until it settled past its midnight), then probes.
