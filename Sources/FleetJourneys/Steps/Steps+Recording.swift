@@ -77,6 +77,7 @@ extension VirtualUser {
     /// Flow 6: the network dies at a random byte of the PUT; the user waits offline for the
     /// profile's offline time; back online, the presign is requested again (same key) if its
     /// `expires_at` passed. Returns the ticket to upload with.
+    @inline(never)  // async steps are not inlined: see VirtualUser (frames)
     func cutAndReconnect(_ ticket: UploadTicket, session: String, round: Int, recording rec: Recording,
                          key: String) async throws(JourneyStop) -> UploadTicket {
         let cutAt = 1 + Int(random.unit() * Double(max(1, rec.sizeBytes - 1)))

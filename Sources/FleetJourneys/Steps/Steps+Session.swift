@@ -99,6 +99,7 @@ extension VirtualUser {
     }
 
     /// After an assessed round: round 1 shows the feedback, round 2 goes to settlement.
+    @inline(never)  // async steps are not inlined: see VirtualUser (frames)
     private func afterAssessed(_ attempt: AttemptInfo, round: Int, kind: String,
                                _ assessedSeen: inout UInt64) async throws(JourneyStop) -> SessionStep? {
         if kind == "diagnostic" { return nil }

@@ -71,8 +71,6 @@ public final class ArrivalDriver: Sendable {
             if j > 0, j % pacing.batch == 0 { _ = await Pause.until(MonotonicClock.now() &+ pacing.pauseNanos) }
             if control.arrivalsStopped { left.done(count - j); break }
             control.spawnSlot { id in
-                // A slot's users think at the bottom of its deepest frames: room for them in one slab.
-                await TaskFrames.reserve()
                 await loop(j, Slot(driver: self, id: id))
                 left.done()
             }
