@@ -167,6 +167,22 @@ bench_stack_start() {
     [ -n "$BENCH_STACK_URL" ] || { echo "fleet stack did not start (see $out)" >&2; return 1; }
 }
 
+# Thinking users for the task allocator's scripts (bench/task-memory.sh, bench/task-slabs.sh): $2
+# daily-quest users ramped over $3 s who sign in, read home and think 10 minutes, 15 s in all.
+# $1 = name, $4 = further top-level members (`"checks": {...},`) or empty. Needs BENCH_ROOT.
+bench_thinking_profile() {
+    cat <<JSON
+{
+  "name": "$1", "seed": 7, "duration_s": 15, "grace_s": 0, "window_s": 1, "max_lag_ms": 60000, $4
+  "client": { "app_version": "1.4.0", "request_timeout_s": 30 },
+  "corpus": { "dir": "$BENCH_ROOT/audio-corpus", "clip_mix": { "speech": 1.0 } },
+  "think_times": { "default": { "type": "uniform", "min_ms": 1000, "max_ms": 3000 }, "home": { "type": "constant", "ms": 600000 } },
+  "scenarios": [ { "name": "thinking", "model": { "type": "constant-population", "users": $2, "duration_s": 15, "ramp_s": $3 },
+      "journeys": { "dailyQuest": 1 }, "cohorts": { "new": 1 } } ]
+}
+JSON
+}
+
 # The daily quest walked once by each of $2 users arriving over $3 s, every think $4 ms, time scale
 # $5 on thinks and recordings, at most $6 s (bench/peers-journey.sh, bench/syscalls.sh). $1 = name
 # (bench/$1.sh). The seed is 7; callers give each run its own by replacing `"seed": 7,`.

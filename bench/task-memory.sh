@@ -14,18 +14,11 @@ users=5000
 fleet=${1:-$root/.build/release/fleet}
 command -v heaptrack >/dev/null || apt-get -o DPkg::Lock::Timeout=300 install -y -qq heaptrack >/dev/null
 work=$(mktemp -d /tmp/fleet-taskmem.XXXXXX)
-cat > "$work/profile.json" <<JSON
-{
-  "name": "task-memory", "seed": 7, "duration_s": 15, "grace_s": 0, "window_s": 1, "max_lag_ms": 60000,
-  "checks": { "enabled": false },
-  "stack": { "newUserEntitlement": "active", "workers": 2 },
-  "client": { "app_version": "1.4.0", "request_timeout_s": 30 },
-  "corpus": { "dir": "$root/audio-corpus", "clip_mix": { "speech": 1.0 } },
-  "think_times": { "default": { "type": "uniform", "min_ms": 1000, "max_ms": 3000 }, "home": { "type": "constant", "ms": 600000 } },
-  "scenarios": [ { "name": "thinking", "model": { "type": "constant-population", "users": $users, "duration_s": 15, "ramp_s": 5 },
-      "journeys": { "dailyQuest": 1 }, "cohorts": { "new": 1 } } ]
-}
-JSON
+BENCH_ROOT=$root
+# shellcheck source=bench/lib.sh
+source "$root/bench/lib.sh"
+bench_thinking_profile task-memory "$users" 5 \
+    '"checks": { "enabled": false }, "stack": { "newUserEntitlement": "active", "workers": 2 },' > "$work/profile.json"
 (cd "$root" && timeout 300 heaptrack -o "$work/heap" "$fleet" run --profile "$work/profile.json" --out "$work/out" \
     --history "$work/h.sqlite" > "$work/run.out" 2>&1) || { echo "run failed (see $work/run.out)" >&2; exit 1; }
 demangle=$(command -v swift-demangle || echo cat)

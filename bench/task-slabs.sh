@@ -12,20 +12,12 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 users=20
 [ "${1:-}" = -u ] && { users=$2; shift 2; }
 fleet=${1:-$root/.build/release/fleet}
+BENCH_ROOT=$root
 # shellcheck source=bench/lib.sh
 source "$root/bench/lib.sh"
 work=$(mktemp -d /tmp/fleet-taskslabs.XXXXXX)
 gcc -O2 -shared -fPIC -o "$work/task_slabs.so" "$root/bench/task_slabs.c" -ldl
-cat > "$work/profile.json" <<JSON
-{
-  "name": "task-slabs", "seed": 7, "duration_s": 15, "grace_s": 0, "window_s": 1, "max_lag_ms": 60000,
-  "client": { "app_version": "1.4.0", "request_timeout_s": 30 },
-  "corpus": { "dir": "$root/audio-corpus", "clip_mix": { "speech": 1.0 } },
-  "think_times": { "default": { "type": "uniform", "min_ms": 1000, "max_ms": 3000 }, "home": { "type": "constant", "ms": 600000 } },
-  "scenarios": [ { "name": "thinking", "model": { "type": "constant-population", "users": $users, "duration_s": 15, "ramp_s": 3 },
-      "journeys": { "dailyQuest": 1 }, "cohorts": { "new": 1 } } ]
-}
-JSON
+bench_thinking_profile task-slabs "$users" 3 "" > "$work/profile.json"
 # The stack in a process of its own: its tasks would take the recorder's places.
 bench_stack_start "$fleet" "$work/stack.out" --entitlement active --workers 64 || exit 1
 (cd "$root" && TASK_SLABS_DIR=$work LD_PRELOAD=$work/task_slabs.so timeout 120 "$fleet" run --profile "$work/profile.json" \
