@@ -73,14 +73,14 @@ public enum Population {
         // Decided before any frame of the warm-up's is made: most users (new) have none, and a
         // task keeps the slab of the deepest frame it reached while its user thinks (656 bytes
         // here for every user when the plan was made in this frame; see `APIClient.attempts`).
-        guard plan(for: user) != nil else { return true }
+        guard warmupPlan(for: user) != nil else { return true }
         return await warm(user)
     }
 
     /// The user's warm-up and its plan, nil for a cohort that has none. The plan draws from the
     /// warm-up's own generator, a copy of the user's: made again, it is the same plan.
     @inline(never)
-    static func plan(for user: VirtualUser) -> (Warmup, WarmupPlan)? {
+    static func warmupPlan(for user: VirtualUser) -> (Warmup, WarmupPlan)? {
         var warmup = Warmup(user: user)
         guard let plan = WarmupPlan(cohort: user.cohort, behaviour: user.world.behaviour, random: &warmup.random) else { return nil }
         return (warmup, plan)
@@ -88,7 +88,7 @@ public enum Population {
 
     @inline(never)
     private static func warm(_ user: VirtualUser) async -> Bool {
-        guard let planned = plan(for: user) else { return true }
+        guard let planned = warmupPlan(for: user) else { return true }
         var warmup = planned.0
         let plan = planned.1
         let recorder = user.world.recorder
