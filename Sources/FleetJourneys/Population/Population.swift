@@ -88,6 +88,8 @@ public enum Population {
 
     @inline(never)
     private static func warm(_ user: VirtualUser) async -> Bool {
+        // Made again here rather than passed in: an argument of `prepare`'s await would be a
+        // slot of its frame, which every user's task keeps.
         guard let planned = warmupPlan(for: user) else { return true }
         var warmup = planned.0
         let plan = planned.1
