@@ -17,7 +17,7 @@ import FleetMetrics
 /// `recordAndSubmit` alone was a 5.2 KB frame held by every user that had recorded a take. And
 /// each await in a function holds slots of its own in its frame (its result, its arguments):
 /// a step that awaits in many places is cheaper split, one await a piece. The task that walks a
-/// user first makes room for its frames in one slab (`TaskFrames.reserve`, RunControl): the
+/// user first makes room for its frames in one slab (`TaskFrames.reserve`, ArrivalDriver): the
 /// allocator's ~1 KB slabs each left a third empty behind ~600-byte frames.
 // @unchecked: unguarded `var`s, confined to the user's own journey task.
 public final class VirtualUser: @unchecked Sendable {

@@ -49,7 +49,15 @@ public final class ArrivalDriver: Sendable {
     /// not a count of users started, so that it is the same in every shard and every run.
     public func launch(intended: UInt64, index: Int) {
         begin()
-        control.spawn { await self.walk(index, intended); self.alive.subtract(1, ordering: .relaxed) }
+        control.spawn { await self.walkWithRoom(index, intended); self.alive.subtract(1, ordering: .relaxed) }
+    }
+
+    /// A user's walk, its frames given room in one slab first (`TaskFrames.reserve`): it thinks
+    /// at the bottom of its deepest frames, whose slabs its task keeps. Made when a user starts,
+    /// not when a slot's task does: a slot waiting for its first user's turn holds one slab.
+    private func walkWithRoom(_ index: Int, _ intended: UInt64) async {
+        await TaskFrames.reserve()
+        await walk(index, intended)
     }
 
     /// Closed models: runs `count` slots, each in one task of its own (`RunControl.spawnSlot`)
@@ -82,7 +90,7 @@ public final class ArrivalDriver: Sendable {
     func walkInSlot(intended: UInt64, index: Int) async {
         begin()
         control.userBegins()
-        await walk(index, intended)
+        await walkWithRoom(index, intended)
         control.userEnds()
         alive.subtract(1, ordering: .relaxed)
     }

@@ -144,8 +144,6 @@ public final class RunControl: Sendable {
             let id = s.nextId
             let executor = s.executors.isEmpty ? nil : s.executors[id % s.executors.count]
             let task = Task(executorPreference: executor) {
-                // Its users think at the bottom of their deepest frames: room for those in one slab.
-                await TaskFrames.reserve()
                 await body(id)
                 self.ended(id, user: user)
             }
