@@ -35,8 +35,8 @@
 # and the report. Goals (issue 18): ≤ 14.5 KiB per user at 200,000, lag p99 < 10 ms, exit ≤ 5 s.
 #
 # With checks on (the default, as in any run), the end-of-run audit reads /me and /home of every
-# user (32 at a time) after the planned end: ~3 s at 20,000 users, 27-31 s at 200,000 (400,000
-# requests at 13,000-15,000 a second with both cores busy; 2026-12-07), so it dominates the exit.
+# user (32 at a time) after the planned end: ~2-3 s at 20,000 users, 21-31 s at 200,000 (400,000
+# requests at 13,000-19,000 a second with both cores busy; 2026-12-07), so it dominates the exit.
 # The table shows its time apart (the run says when the audit starts and how long it took);
 # --checks off measures the generator without it.
 #

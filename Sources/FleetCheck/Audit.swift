@@ -21,8 +21,8 @@ extension FleetChecker {
         let progress = LastProgress(started)
         let next = NextIndex()
         let pending = users.reduce(0) { $0 + $1.pendingAttempts.count }
-        // Said at both ends: at 200,000 users the re-reads (two requests a user, 13,000-15,000 a
-        // second on a 2-core machine with the stack beside it) took 27-31 s after the planned end.
+        // Said at both ends: at 200,000 users the re-reads (two requests a user, 13,000-19,000 a
+        // second on a 2-core machine with the stack beside it) took 21-31 s after the planned end.
         say("audit: re-reading \(users.count) users' /me and /home" + (pending > 0 ? ", \(pending) attempts submitted and not yet seen terminal" : "")
             + " (at most \(Int(settings.auditMaxS)) s)")
         let maxNanos = UInt64(settings.auditMaxS * 1e9)

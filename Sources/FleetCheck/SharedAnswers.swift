@@ -5,10 +5,11 @@ import Synchronization
 /// here and keeps a reference to an equal one seen before instead of its own copy: 200,000
 /// thinking users held the same 246-byte config answer 200,000 times.
 ///
-/// Direct-mapped by the answer's hash, `slotCount` slots a table: bounded (at most a slot's
-/// answer each: raw answers of at most 256 bytes, excerpts of 240 characters; ~5 MB), and an answer unlike the slot's takes its place, so a run of unique
-/// answers costs a lookup each and keeps nothing alive but the last of each slot. Raw answers
-/// that may hold a secret are never shared (see `AnswerSnippet.compacted`).
+/// Direct-mapped by the answer's hash, `slotCount` slots a table: bounded (at most one answer a
+/// slot: raw answers of at most 256 bytes, excerpts of 240 characters; ~5 MB), and an answer
+/// unlike the slot's takes its place, so a run of unique answers costs a lookup each and keeps
+/// nothing alive but the last of each slot. Raw answers that may hold a secret are never shared
+/// (see `AnswerSnippet.compacted`).
 final class SharedAnswers: Sendable {
     static let shared = SharedAnswers()
     static let slotCount = 4096

@@ -139,7 +139,6 @@ struct WarmupPlan: Equatable {
     init?(cohort: String, behaviour: Behaviour, random: inout SeededRandom) {
         let week: Int64 = 7 * 86_400_000
         let atRisk = Int64(behaviour.thinkTimes["cohort.at_risk_remaining"]?.meanMs ?? 300_000)
-        diagnostic = random.chance(behaviour.probability("cohort.\(cohort).diagnostic", default: cohort == "returning" ? 1 : 0))
         switch cohort {
         case "returning": (history, purchases) = (Population.historySessions, [.trial(remainingMs: week)])
         case "trial": (history, purchases) = (0, [.trial(remainingMs: week)])
@@ -149,5 +148,8 @@ struct WarmupPlan: Equatable {
         case "reactivated": (history, purchases) = (0, [.lapsed, .active])
         default: return nil
         }
+        // Drawn once the cohort is known to have a warm-up: every `new` user asked for a plan, and
+        // built this key and drew for nothing (the draw is from the warm-up's own generator).
+        diagnostic = random.chance(behaviour.probability("cohort.\(cohort).diagnostic", default: cohort == "returning" ? 1 : 0))
     }
 }
