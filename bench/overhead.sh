@@ -14,7 +14,9 @@
 #    own CPU line.
 #    A third arm replays the same recording paced at the rate the journeys sent in the same round
 #    (`-R`): flat out, the replay sends ~8 × faster, so its fixed costs per second (wake-ups,
-#    timers, the monitor) fall on more requests; paced, both arms carry them alike.
+#    timers, the monitor) fall on more requests; paced evenly, it wakes for every request. A fourth
+#    sends the recording as it was recorded (`--as-recorded`: each user's requests in order, each
+#    as long after the answer it followed as in the recording): the like-for-like arm, the goal's.
 #    Each run's context switches (GNU time, whole process, per request): at this pace a request's
 #    CPU is mostly what wake-ups and the kernel cost, and this column says whether the arms differ there.
 #    The replay repeats requests whose effect already happened (a second reading-complete is a
@@ -27,7 +29,7 @@
 # With --before BIN, the journeys of an older fleet binary alternate too (before/after a fix).
 #
 #   bench/overhead.sh [-u USERS] [-d SECONDS] [--before FLEET_BIN] [--loaded-ok]  (defaults 64 users, 15 s; env PAIRS, LOAD_MAX,
-#       LOAD_WAIT, FLEET_BIN). Takes about 30 s + PAIRS × 2 × (SECONDS + 10) s: 3 min at the defaults.
+#       LOAD_WAIT, FLEET_BIN). Takes about 30 s + PAIRS × 4 × (SECONDS + 10) s: 8 min at the defaults.
 set -euo pipefail
 # shellcheck source=bench/peers.sh
 source "$(dirname "$0")/peers.sh"
@@ -135,8 +137,19 @@ ov_paced() {
     timeout $((duration + 60)) "${timed[@]}" "$work/p.$r.cs" "$fleet" blast "$url" --replay "$work/rec.jsonl" -c "$conns" -R "$rate" \
         -d "$duration" > "$work/p.$r.out" 2>&1 || echo "   (paced replay round $r exited $?; see $work/p.$r.out)" >&2
 }
-arms=(ov_journeys ov_engine ov_paced)
-[ -n "$before" ] && arms=(ov_before ov_journeys ov_engine ov_paced)
+# The same recording sent as it was recorded (`--as-recorded`): each user's chain of requests in
+# order, each as long after the answer (or send) it followed as in the journeys' own run, over as
+# many connections as there were users. Flat out, the engine amortizes its wake-ups over more
+# requests a second; paced evenly, it wakes for every request where the journeys send bursts (a
+# user's next request right after an answer): this arm has neither skew, so it is the like-for-like
+# one (added 2026-12-07, twenty-seventh pass).
+ov_recorded() {
+    local r=$1
+    timeout $((duration + 60)) "${timed[@]}" "$work/r.$r.cs" "$fleet" blast "$url" --replay "$work/rec.jsonl" --as-recorded \
+        -c "$users" -d "$duration" > "$work/r.$r.out" 2>&1 || echo "   (as-recorded replay round $r exited $?; see $work/r.$r.out)" >&2
+}
+arms=(ov_journeys ov_recorded ov_engine ov_paced)
+[ -n "$before" ] && arms=(ov_before ov_journeys ov_recorded ov_engine ov_paced)
 bench_alternate overhead "${arms[@]}"
 kill "$stack" 2>/dev/null || true
 
@@ -170,11 +183,11 @@ section="$work/section.md"
     echo "reused one seed, so its rounds 2 and 3 signed the same installs in again and walked a shorter quest (6k, 8k, 11k"
     echo "requests a round), which made the journeys cheaper per request round by round; the two are not comparable."
     echo
-    python3 - "$work" "$PAIRS" <<'PY'
+    python3 - "$work" "$PAIRS" "$users" <<'PY'
 import glob, json, os, re, statistics, sys
 sys.path.insert(0, os.path.join(os.environ["BENCH_ROOT"], "bench"))
 from run_cpu import how_line, walking_cpu_start
-work, pairs = sys.argv[1], int(sys.argv[2])
+work, pairs, users = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 hows = []
 def journeys(r, name="j", estimate=False):
     f = glob.glob(os.path.join(work, f"{name}-{r}", "**", "results.json"), recursive=True)
@@ -227,6 +240,10 @@ def rate(r):
 print(f"| raw engine paced at the journeys' rate (--replay -R, {'/'.join(rate(r) for r in range(1, pairs + 1))} req/s) | "
       f"{', '.join(str(x['n']) if x else 'n/a' for x in P)} | {spread([x['per'] if x else None for x in P])} | {cs_cell('p', P)} | "
       + (f"non-2xx: {P[0]['non2xx']} of {P[0]['n']}" if P[0] else "n/a") + " |")
+R = [engine(r, "r") for r in range(1, pairs + 1)]
+print(f"| raw engine as recorded (--replay --as-recorded, {users} connections at most) | "
+      f"{', '.join(str(x['n']) if x else 'n/a' for x in R)} | {spread([x['per'] if x else None for x in R])} | {cs_cell('r', R)} | "
+      + (f"non-2xx: {R[0]['non2xx']} of {R[0]['n']}" if R[0] else "n/a") + " |")
 B = [journeys(r, "j0") for r in range(1, pairs + 1)]
 if any(B):
     print(f"| journeys, before (--before binary) | {', '.join(str(x['n']) if x else 'n/a' for x in B)} | {spread([x['per'] if x else None for x in B])} | {cs_cell('j0', B)} | |")
@@ -247,15 +264,15 @@ ju, ru, nrec = upload_shares()
 print()
 print(f"Request mix: clip uploads are {ju * 100:.1f} % of the journeys' requests (round 1) and {ru * 100:.1f} % of the "
       f"{nrec} recorded requests the replay cycles through." if ju is not None and ru is not None else "Request mix: n/a")
-ratios = [j["per"] / e["per"] for j, e in zip(J, E) if j and e and j["per"] and e["per"]]
-med = statistics.median(ratios) if ratios else None
+def verdict(J, X, what):
+    v = [j["per"] / x["per"] for j, x in zip(J, X) if j and x and j["per"] and x["per"]]
+    m = statistics.median(v) if v else None
+    print(f"{what}: {spread(v, '%.2f')} × — the journey layer adds " + (f"{(m - 1) * 100:.0f} %" if m else "n/a")
+          + " (goal ≤ 25 %: " + ("met" if m and m <= 1.25 else "not met") + ").")
 print()
-print(f"Journeys / engine CPU per request, per round: {spread(ratios, '%.2f')} × — the journey layer adds "
-      + (f"{(med - 1) * 100:.0f} %" if med else "n/a") + " (goal ≤ 25 %: " + ("met" if med and med <= 1.25 else "not met") + ").")
-paced = [j["per"] / e["per"] for j, e in zip(J, P) if j and e and j["per"] and e["per"]]
-pm = statistics.median(paced) if paced else None
-print(f"Against the replay paced at the journeys' own rate: {spread(paced, '%.2f')} × — "
-      + (f"{(pm - 1) * 100:.0f} %" if pm else "n/a") + " (goal ≤ 25 %: " + ("met" if pm and pm <= 1.25 else "not met") + ").")
+verdict(J, R, "Journeys / engine as recorded (the same requests at the journeys' own times; the like-for-like arm), CPU per request, per round")
+verdict(J, E, "Journeys / engine flat out (it sends ~8 × faster and spreads its fixed costs wider)")
+verdict(J, P, "Journeys / engine paced evenly at the journeys' rate (it wakes for every request)")
 print(how_line(hows))
 if any(B):
     # The estimate over- or under-takes window 1's own CPU (its first requests are not the next

@@ -114,7 +114,7 @@ public final class HTTPEngine: Sendable {
         } else {
             loop = loops[next.wrappingAdd(1, ordering: .relaxed).oldValue % loops.count]
         }
-        RequestLog.shared?.append(request)
+        let completion = RequestLog.shared.map { $0.recording(request, completion) } ?? completion
         let transfer = HTTPTransfer(request: request, queue: queue, loop: loop,
                                     maxResponseBytes: maxResponseBytes, completion: completion)
         if !loop.submit(transfer) {

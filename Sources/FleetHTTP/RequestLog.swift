@@ -10,6 +10,13 @@ import Synchronization
 /// requests go to PATH, one JSON object per line: `method`, `url`, `headers` ([[name, value]]),
 /// `timeout`, and `body` (base64) or `blob` (a file `PATH.blob-N` holding a shared body such as a
 /// clip, written once however often it is sent). Never on unless asked for.
+///
+/// Each line also says when it was sent, so that a replay can keep the journeys' timing
+/// (`fleet blast --replay FILE --as-recorded`): `chain` numbers the task that sent it (a user's
+/// walk sends one request after another's answer; requests sent outside a task share chain 0),
+/// and `after` + `gap` say what it followed — the chain's previous answer (`answer`), its previous
+/// send while that was still unanswered (`send`), or the recording's first request (`start`) —
+/// and by how many seconds.
 final class RequestLog: Sendable {
     static let shared: RequestLog? = {
         let env = ProcessInfo.processInfo.environment
@@ -21,6 +28,15 @@ final class RequestLog: Sendable {
         var out: FileHandle?
         var left: Int
         var blobs: [ObjectIdentifier: (SharedBytes, Int)] = [:]
+        /// The first request's time, and per sending task its number, last send and last answer.
+        var start: UInt64?
+        var chains: [Int: Chain] = [:]
+        var nextChain = 1
+    }
+    private struct Chain {
+        var number: Int
+        var sent: UInt64
+        var answered: UInt64?
     }
     private let path: String
     private let state: Mutex<State>
@@ -34,13 +50,42 @@ final class RequestLog: Sendable {
         state = Mutex(State(out: out, left: limit))
     }
 
-    /// Appends `request` while the limit lasts.
-    func append(_ request: HTTPRequest) {
+    /// Appends `request` while the limit lasts, sent now by the current task; returns the key to
+    /// pass to `answered` when its answer (or error) comes, nil when it was not recorded.
+    @discardableResult
+    func append(_ request: HTTPRequest) -> Int? {
+        // The sending task's identity: a user walks in one task, so its requests form one chain.
+        let task = withUnsafeCurrentTask { $0?.hashValue } ?? 0
+        return append(request, chain: task, now: MonotonicClock.now())
+    }
+
+    /// `append` with the chain and the time given (what the tests drive).
+    @discardableResult
+    func append(_ request: HTTPRequest, chain task: Int, now: UInt64) -> Int? {
         state.withLock { s in
-            guard s.left > 0, let out = s.out else { return }
+            guard s.left > 0, let out = s.out else { return nil }
             s.left -= 1
+            let start = s.start ?? now
+            s.start = start
             var line: [String: Any] = ["method": request.method, "url": request.url, "timeout": request.timeout,
                                        "headers": request.headers.map { [$0.name, $0.value] }]
+            if var c = s.chains[task] {
+                let answeredLast = c.answered.map { $0 >= c.sent } ?? false
+                line["after"] = answeredLast ? "answer" : "send"
+                line["gap"] = Double(now &- (answeredLast ? c.answered! : c.sent)) / 1e9
+                line["chain"] = c.number
+                c.sent = now
+                s.chains[task] = c
+            } else {
+                // A task that ended may leave its address to a new one: that task then continues
+                // the chain, as if the same user walked on after a pause.
+                let number = task == 0 ? 0 : s.nextChain
+                if task != 0 { s.nextChain += 1 }
+                s.chains[task] = Chain(number: number, sent: now)
+                line["after"] = "start"
+                line["gap"] = Double(now &- start) / 1e9
+                line["chain"] = number
+            }
             if let body = request.body {
                 if body.count <= 4096 {
                     line["body"] = Data(body.storage.copyBytes(body.range)).base64EncodedString()
@@ -59,17 +104,35 @@ final class RequestLog: Sendable {
                 out.write(data + Data([0x0a]))
             }
             if s.left == 0 { try? out.close(); s.out = nil }
+            return task
         }
     }
 
+    /// Records `request` (while the limit lasts) and returns its completion, wrapped to note when
+    /// the answer came: the chain's next request's gap counts from there.
+    func recording(_ request: HTTPRequest, _ completion: @escaping @Sendable (Result<HTTPResponse, HTTPError>) -> Void)
+        -> @Sendable (Result<HTTPResponse, HTTPError>) -> Void {
+        guard let key = append(request) else { return completion }
+        return { [self] in answered(key); completion($0) }
+    }
+
+    /// The answer to a request of chain `key` came now.
+    func answered(_ key: Int, now: UInt64 = MonotonicClock.now()) {
+        state.withLock { s in s.chains[key]?.answered = now }
+    }
+
     /// The requests of a recording, for replay; a clear error names the line that is wrong.
-    static func load(_ path: String) throws -> [HTTPRequest] {
+    static func load(_ path: String) throws -> [HTTPRequest] { try loadTimed(path).map(\.request) }
+
+    /// The recording with each request's chain and timing (nil when a line has none: a recording
+    /// made before they were written).
+    static func loadTimed(_ path: String) throws -> [RecordedRequest] {
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
             throw HTTPError(kind: .other, message: "\(path): cannot read the recording")
         }
         let dir = (path as NSString).deletingLastPathComponent
         var blobs: [String: SharedBytes] = [:]
-        var requests: [HTTPRequest] = []
+        var requests: [RecordedRequest] = []
         for (i, line) in text.split(separator: "\n").enumerated() {
             guard let o = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
                   let method = o["method"] as? String, let url = o["url"] as? String else {
@@ -94,14 +157,38 @@ final class RequestLog: Sendable {
                 }
                 body = HTTPBody(storage, range: r[0]..<r[1])
             }
-            requests.append(HTTPRequest(method: method, url: url, headers: headers, body: body,
-                                        timeout: o["timeout"] as? Double ?? 30))
+            var timing: RecordedRequest.Timing?
+            if let chain = o["chain"] as? Int, let gap = o["gap"] as? Double, let after = o["after"] as? String {
+                guard gap >= 0, let a = RecordedRequest.After(rawValue: after) else {
+                    throw HTTPError(kind: .other, message: "\(path):\(i + 1): expected after start|answer|send and gap ≥ 0, got '\(after)' and \(gap)")
+                }
+                timing = RecordedRequest.Timing(chain: chain, after: a, gap: gap)
+            }
+            requests.append(RecordedRequest(request: HTTPRequest(method: method, url: url, headers: headers, body: body,
+                                                                 timeout: o["timeout"] as? Double ?? 30), timing: timing))
         }
         return requests
     }
 }
 
+/// One request of a recording and, when recorded, when it was sent (see `RequestLog`).
+public struct RecordedRequest: Sendable {
+    public enum After: String, Sendable { case start, answer, send }
+    public struct Timing: Sendable, Equatable {
+        /// The sending task's number in the recording (0: sent outside any task).
+        public var chain: Int
+        /// What the send followed: the recording's start, the chain's previous answer or its previous send.
+        public var after: After
+        public var gap: Double
+    }
+    public var request: HTTPRequest
+    public var timing: Timing?
+}
+
 extension HTTPEngine {
     /// The requests recorded in `path` by `FLEET_HTTP_RECORD` (see `RequestLog`).
     public static func loadRecording(_ path: String) throws -> [HTTPRequest] { try RequestLog.load(path) }
+
+    /// The same with each request's chain and timing, for a replay as recorded.
+    public static func loadTimedRecording(_ path: String) throws -> [RecordedRequest] { try RequestLog.loadTimed(path) }
 }

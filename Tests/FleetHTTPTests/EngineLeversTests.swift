@@ -150,4 +150,25 @@ final class EngineLeversTests: XCTestCase {
         let blobs = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.contains(".blob-") }
         XCTAssertEqual(blobs.count, 1, "a shared body is written once")
     }
+
+    func testARecordingSaysWhatEachRequestFollowedAndHowLongAfter() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("fleet-reclog-\(UUID().uuidString).jsonl").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let log = try XCTUnwrap(RequestLog(path: path, limit: 10))
+        func get(_ p: String) -> HTTPRequest { HTTPRequest(method: "GET", url: "http://127.0.0.1:9" + p) }
+        let s: UInt64 = 1_000_000_000
+        let a = try XCTUnwrap(log.append(get("/a1"), chain: 111, now: 5 * s))
+        log.append(get("/b1"), chain: 222, now: 6 * s)
+        log.answered(a, now: 7 * s)
+        log.append(get("/a2"), chain: 111, now: 7 * s + s / 2)      // 0.5 s after a1's answer
+        log.append(get("/b2"), chain: 222, now: 9 * s)               // b1 unanswered: 3 s after its send
+        log.append(get("/x"), chain: 0, now: 10 * s)                 // outside any task
+        let back = try HTTPEngine.loadTimedRecording(path)
+        XCTAssertEqual(back.map(\.request.url).map { $0.replacingOccurrences(of: "http://127.0.0.1:9", with: "") }, ["/a1", "/b1", "/a2", "/b2", "/x"])
+        XCTAssertEqual(back.map(\.timing), [
+            .init(chain: 1, after: .start, gap: 0), .init(chain: 2, after: .start, gap: 1),
+            .init(chain: 1, after: .answer, gap: 0.5), .init(chain: 2, after: .send, gap: 3),
+            .init(chain: 0, after: .start, gap: 5),
+        ])
+    }
 }

@@ -1,6 +1,8 @@
 import FleetCLI
+import FleetCore
 import FleetStack
 import FleetTestSupport
+import Synchronization
 import XCTest
 @testable import FleetRunner
 
@@ -114,5 +116,66 @@ final class BlastTests: XCTestCase {
         XCTAssertTrue(err.value.contains("not loopback"), err.value)
         XCTAssertEqual(FleetCLI.run(["blast", baseURL, "-c", "many"], io: io), 2)
         XCTAssertEqual(FleetCLI.run(["blast"], io: io), 2)
+    }
+
+    // MARK: --replay --as-recorded
+
+    private func writeRecording(_ lines: [String]) throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("fleet-asrec-\(UUID().uuidString).jsonl").path
+        try (lines.joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    func testAsRecordedReplayKeepsEachChainsOrderAndGapsAndEndsWithTheRecording() throws {
+        let seen = Mutex<[String: UInt64]>([:])
+        let server = try RawHTTPServer { r in
+            seen.withLock { $0[r.path] = MonotonicClock.now() }
+            return .http(200, body: Array("ok".utf8))
+        }
+        defer { server.stop() }
+        let u = server.baseURL
+        // Chain 1: a1, then a2 0.4 s after a1's answer. Chain 2 starts 0.2 s in: b1, then b2 0.1 s
+        // after b1 was sent (recorded before b1's answer came).
+        let path = try writeRecording([
+            #"{"method": "GET", "url": "\#(u)/a1", "chain": 1, "after": "start", "gap": 0}"#,
+            #"{"method": "GET", "url": "\#(u)/b1", "chain": 2, "after": "start", "gap": 0.2}"#,
+            #"{"method": "GET", "url": "\#(u)/a2", "chain": 1, "after": "answer", "gap": 0.4}"#,
+            #"{"method": "GET", "url": "\#(u)/b2", "chain": 2, "after": "send", "gap": 0.1}"#,
+        ])
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        var options = BlastOptions(url: u + "/")
+        options.replayFile = path
+        options.asRecorded = true
+        options.connections = 4
+        options.durationSeconds = 10
+        let report = try Blast.run(options)
+        XCTAssertEqual(report.requests, 4, "each recorded request once")
+        XCTAssertLessThan(report.elapsedSeconds, 3, "the replay ends when its recording runs out, not at -d")
+        let t = seen.withLock { $0 }
+        let a1 = try XCTUnwrap(t["/a1"]), a2 = try XCTUnwrap(t["/a2"]), b1 = try XCTUnwrap(t["/b1"]), b2 = try XCTUnwrap(t["/b2"])
+        func seconds(_ from: UInt64, _ to: UInt64) -> Double { Double(Int64(bitPattern: to &- from)) / 1e9 }
+        XCTAssertGreaterThanOrEqual(seconds(a1, b1), 0.19, "chain 2 keeps its offset from the start")
+        XCTAssertGreaterThanOrEqual(seconds(a1, a2), 0.39, "a2 waits its gap after a1's answer")
+        XCTAssertLessThan(seconds(a1, a2), 1.5)
+        XCTAssertGreaterThanOrEqual(seconds(b1, b2), 0.09, "b2 waits its gap after b1's send")
+        XCTAssertLessThan(seconds(b1, b2), 1.0)
+    }
+
+    func testAsRecordedNeedsATimedReplayAndNoRate() throws {
+        var o = BlastOptions(url: "http://127.0.0.1:1/")
+        o.asRecorded = true
+        XCTAssertThrowsError(try o.validate()) { XCTAssertTrue("\($0)".contains("needs --replay"), "\($0)") }
+        o.replayFile = "/tmp/x.jsonl"
+        o.rate = 10
+        XCTAssertThrowsError(try o.validate()) { XCTAssertTrue("\($0)".contains("-R"), "\($0)") }
+        // A recording without timing (made before it was written) is refused, naming the line.
+        let path = try writeRecording([#"{"method": "GET", "url": "http://127.0.0.1:1/x"}"#])
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        o.rate = nil
+        o.replayFile = path
+        XCTAssertThrowsError(try Blast.run(o)) { XCTAssertTrue("\($0)".contains("line 1 has no chain"), "\($0)") }
+        o.asRecorded = false
+        o.durationSeconds = 0.2
+        XCTAssertNoThrow(try Blast.run(o), "replayed without its timing, it needs none")
     }
 }

@@ -24,15 +24,19 @@ public enum Blast {
         let engine = try HTTPEngine(configuration: config)
         defer { engine.shutdown() }
 
-        let replay = try options.replayFile.map { try HTTPEngine.loadRecording($0) } ?? []
-        try options.validateReplay(replay)
+        let timed = try options.replayFile.map { try HTTPEngine.loadTimedRecording($0) } ?? []
+        let replay = timed.map(\.request)
+        try options.validateReplay(timed)
         let start = MonotonicClock.now()
         let recorder = Recorder(startNanos: start)
-        let driver = BlastDriver(engine: engine, recorder: recorder, options: options, replay: replay, start: start)
+        let tally = BlastTally(recorder: recorder, endpoint: options.endpoint)
+        let driver: any BlastLoad = options.asRecorded
+            ? ChainReplayDriver(engine: engine, tally: tally, recording: timed, durationSeconds: options.durationSeconds, start: start)
+            : BlastDriver(engine: engine, tally: tally, options: options, replay: replay, start: start)
         let cpuBefore = ProcessStats.cpuSeconds()
         driver.launch()
         let deadline = start + UInt64(options.durationSeconds * 1e9)
-        while MonotonicClock.now() < deadline {
+        while MonotonicClock.now() < deadline, !driver.finished {
             let left = Double(deadline - MonotonicClock.now()) / 1e9
             Thread.sleep(forTimeInterval: min(max(left, 0.001), 0.5))
         }
@@ -48,7 +52,7 @@ public enum Blast {
                                actualDurationSeconds: Double(end - start) / 1e9)
         let results = recorder.snapshot(meta)
         let endpoint = results.endpoint(options.endpoint)
-        let counts = driver.counts()
+        let counts = tally.counts()
         return BlastReport(options: options, elapsedSeconds: Double(end - start) / 1e9,
                            latencyMicros: endpoint?.latency.corrected ?? Histogram(),
                            requests: counts.responses, non2xx: counts.non2xx, errors: counts.errors,
@@ -56,29 +60,71 @@ public enum Blast {
     }
 }
 
-/// The per-connection send loops of one blast.
-///
-/// Completions run on the engine's I/O thread (`send(queue: nil)`), and the next request of a
-/// connection is sent from there: the loop starts it in the same turn, with no queue hop and no
-/// wake-up, as wrk's own loop does. Paced sends wait on the loop's timers (`Pause.at`). The few
-/// counters sit behind one lock, uncontended with one I/O thread.
-final class BlastDriver: Sendable {
-    private struct State {
-        var cursor: [Int]
-        var live = 0
+/// What a blast's send loops do: start, and say when they have all ended.
+protocol BlastLoad: Sendable {
+    func launch()
+    func waitUntilIdle(timeoutSeconds: Double)
+    /// True once every send loop has ended before the duration did (a replay that ran out).
+    var finished: Bool { get }
+}
+
+/// A blast's counts and its recorder: every answer within the interval is counted and recorded
+/// here, by whichever send loop got it. The few counters sit behind one lock, uncontended with
+/// one I/O thread.
+final class BlastTally: Sendable {
+    private struct Counts {
         /// Responses (any status) within the interval; transport errors are counted apart, as wrk does.
         var responses: Int64 = 0
         var non2xx: Int64 = 0
         var errors: [HTTPErrorKind: Int64] = [:]
     }
+    private let recorder: Recorder
+    private let endpoint: String
+    private let state = Mutex(Counts())
+
+    init(recorder: Recorder, endpoint: String) {
+        self.recorder = recorder
+        self.endpoint = endpoint
+    }
+
+    func record(_ result: Result<HTTPResponse, HTTPError>, intended: UInt64, actual: UInt64, end: UInt64) {
+        switch result {
+        case .success(let r):
+            state.withLock { s in
+                s.responses += 1
+                if r.status < 200 || r.status > 299 { s.non2xx += 1 }
+            }
+            recorder.recordRequest(endpoint, intended: intended, actual: actual, end: end, status: r.status,
+                                   errorCode: nil, message: nil, breakdown: r.timings)
+        case .failure(let e):
+            state.withLock { $0.errors[e.kind, default: 0] += 1 }
+            recorder.recordRequest(endpoint, intended: intended, actual: actual, end: end, status: nil,
+                                   errorCode: e.kind.rawValue, message: e.message, breakdown: nil)
+        }
+    }
+
+    func counts() -> (responses: Int64, non2xx: Int64, errors: [HTTPErrorKind: Int64]) {
+        state.withLock { ($0.responses, $0.non2xx, $0.errors) }
+    }
+}
+
+/// The per-connection send loops of one blast.
+///
+/// Completions run on the engine's I/O thread (`send(queue: nil)`), and the next request of a
+/// connection is sent from there: the loop starts it in the same turn, with no queue hop and no
+/// wake-up, as wrk's own loop does. Paced sends wait on the loop's timers (`Pause.at`).
+final class BlastDriver: BlastLoad {
+    private struct State {
+        var cursor: [Int]
+        var live = 0
+    }
 
     private let engine: HTTPEngine
-    private let recorder: Recorder
+    private let tally: BlastTally
     /// The request each connection repeats, or (`--replay`) the recorded sequence each one walks
     /// in order, connection i starting at i/connections of the way through.
     private let requests: [HTTPRequest]
     private let state: Mutex<State>
-    private let endpoint: String
     private let connections: Int
     private let deadline: UInt64
     private let start: UInt64
@@ -86,12 +132,11 @@ final class BlastDriver: Sendable {
     private let interval: UInt64?
     private let idle = DispatchSemaphore(value: 0)
 
-    init(engine: HTTPEngine, recorder: Recorder, options: BlastOptions, replay: [HTTPRequest] = [], start: UInt64) {
+    init(engine: HTTPEngine, tally: BlastTally, options: BlastOptions, replay: [HTTPRequest] = [], start: UInt64) {
         self.engine = engine
-        self.recorder = recorder
+        self.tally = tally
         self.requests = replay.isEmpty ? [HTTPRequest(method: "GET", url: options.url, timeout: options.timeoutSeconds)] : replay
         self.state = Mutex(State(cursor: (0..<options.connections).map { $0 * replay.count / options.connections }))
-        self.endpoint = options.endpoint
         self.connections = options.connections
         self.start = start
         self.deadline = start + UInt64(options.durationSeconds * 1e9)
@@ -110,13 +155,12 @@ final class BlastDriver: Sendable {
         }
     }
 
+    /// A connection's loop ends only at the deadline.
+    var finished: Bool { false }
+
     /// Waits (bounded) until every connection's loop has ended.
     func waitUntilIdle(timeoutSeconds: Double) {
         _ = idle.wait(timeout: .now() + timeoutSeconds)
-    }
-
-    func counts() -> (responses: Int64, non2xx: Int64, errors: [HTTPErrorKind: Int64]) {
-        state.withLock { ($0.responses, $0.non2xx, $0.errors) }
     }
 
     // MARK: On the I/O thread (and the caller's, for the first sends).
@@ -139,19 +183,7 @@ final class BlastDriver: Sendable {
     private func handle(_ result: Result<HTTPResponse, HTTPError>, intended: UInt64, actual: UInt64, connection: Int) {
         let now = MonotonicClock.now()
         guard now <= deadline else { return end() }
-        switch result {
-        case .success(let r):
-            state.withLock { s in
-                s.responses += 1
-                if r.status < 200 || r.status > 299 { s.non2xx += 1 }
-            }
-            recorder.recordRequest(endpoint, intended: intended, actual: actual, end: now, status: r.status,
-                                   errorCode: nil, message: nil, breakdown: r.timings)
-        case .failure(let e):
-            state.withLock { $0.errors[e.kind, default: 0] += 1 }
-            recorder.recordRequest(endpoint, intended: intended, actual: actual, end: now, status: nil,
-                                   errorCode: e.kind.rawValue, message: e.message, breakdown: nil)
-        }
+        tally.record(result, intended: intended, actual: actual, end: now)
         if let interval {
             schedule(intended: intended + interval, connection: connection)
         } else {

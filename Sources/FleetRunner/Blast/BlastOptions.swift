@@ -18,6 +18,10 @@ public struct BlastOptions: Sendable {
     /// A recording of `FLEET_HTTP_RECORD` to replay instead of the one GET (bench/overhead.sh):
     /// every connection walks the recorded requests in order, bodies and headers as recorded.
     public var replayFile: String?
+    /// With `replayFile`: send each recorded request as long after what it followed (its task's
+    /// previous answer or send) as it was recorded, chain by chain (`ChainReplayDriver`), instead
+    /// of every connection walking the whole recording. `connections` then caps the connections.
+    public var asRecorded = false
 
     public init(url: String) { self.url = url }
 
@@ -43,6 +47,12 @@ public struct BlastOptions: Sendable {
         guard (1...64).contains(ioThreads) else {
             throw RunnerError.badInput("-t \(ioThreads): I/O threads must be 1...64")
         }
+        if asRecorded, replayFile == nil {
+            throw RunnerError.badInput("--as-recorded: replays a recording's timing, so it needs --replay RECORDING")
+        }
+        if asRecorded, rate != nil {
+            throw RunnerError.badInput("--as-recorded and -R: a replay as recorded keeps the recording's own pace; give one of them")
+        }
         guard timeoutSeconds > 0, timeoutSeconds <= 600 else {
             throw RunnerError.badInput("--timeout \(timeoutSeconds): must be > 0 and ≤ 600 seconds")
         }
@@ -52,13 +62,17 @@ public struct BlastOptions: Sendable {
         }
     }
 
-    /// Every replayed request must go to loopback too, and there must be one.
-    func validateReplay(_ requests: [HTTPRequest]) throws {
+    /// Every replayed request must go to loopback too, and there must be one; replayed as
+    /// recorded, each must say when it was sent.
+    func validateReplay(_ recording: [RecordedRequest]) throws {
         guard let file = replayFile else { return }
-        guard !requests.isEmpty else { throw RunnerError.badInput("--replay \(file): no requests recorded") }
-        for r in requests {
-            guard let host = URLComponents(string: r.url)?.host, Loopback.isLoopbackHost(host) else {
-                throw RunnerError.badInput("--replay \(file): \(r.url) is not a loopback URL")
+        guard !recording.isEmpty else { throw RunnerError.badInput("--replay \(file): no requests recorded") }
+        for (i, r) in recording.enumerated() {
+            guard let host = URLComponents(string: r.request.url)?.host, Loopback.isLoopbackHost(host) else {
+                throw RunnerError.badInput("--replay \(file): \(r.request.url) is not a loopback URL")
+            }
+            if asRecorded, r.timing == nil {
+                throw RunnerError.badInput("--replay \(file): line \(i + 1) has no chain, after and gap (recorded before they were written?); --as-recorded needs them: record again")
             }
         }
     }

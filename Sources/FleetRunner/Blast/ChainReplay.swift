@@ -1,0 +1,102 @@
+import Dispatch
+import FleetCore
+import FleetHTTP
+import Synchronization
+
+/// `fleet blast --replay FILE --as-recorded`: the recorded requests through the bare engine with
+/// the timing they were sent with. Each chain of the recording (one sending task: a user's walk)
+/// is replayed in order, each request sent as long after what it followed — the chain's previous
+/// answer, its previous send, or the start — as it was recorded. The replay goes through the
+/// recording once (a chain that reaches its end is over: chains that ran one after another in the
+/// recording, such as the users a slot walks in turn, would otherwise run at once); it ends at the
+/// duration or with the last chain, whichever comes first.
+///
+/// Why: the journeys wait for answers and think, so their requests come in bursts along each
+/// user's chain; a flat-out replay amortizes the engine's fixed costs (wake-ups, timers) over ~8 ×
+/// more requests a second, and an evenly paced one wakes for every request. Replayed as recorded,
+/// the engine does the journeys' requests at the journeys' times, so the CPU difference per request
+/// is what the journey layer costs (bench/overhead.sh).
+///
+/// A chain's next request is triggered by exactly one event (the send or the answer it followed),
+/// on the I/O thread, so a chain ends exactly once: when a trigger finds the duration over.
+final class ChainReplayDriver: BlastLoad {
+    struct Step: Sendable {
+        let request: HTTPRequest
+        let after: RecordedRequest.After
+        let gap: UInt64
+    }
+
+    private let engine: HTTPEngine
+    private let tally: BlastTally
+    private let chains: [[Step]]
+    private let start: UInt64
+    private let deadline: UInt64
+    private let live = Mutex(0)
+    private let idle = DispatchSemaphore(value: 0)
+
+    /// `recording` must carry timing on every request (`BlastOptions.validateReplay` says so).
+    init(engine: HTTPEngine, tally: BlastTally, recording: [RecordedRequest], durationSeconds: Double, start: UInt64) {
+        var byChain: [Int: [Step]] = [:]
+        var order: [Int] = []
+        for r in recording {
+            guard let t = r.timing else { continue }
+            if byChain[t.chain] == nil { order.append(t.chain) }
+            byChain[t.chain, default: []].append(Step(request: r.request, after: t.after, gap: UInt64(t.gap * 1e9)))
+        }
+        self.engine = engine
+        self.tally = tally
+        self.chains = order.map { byChain[$0]! }
+        self.start = start
+        self.deadline = start + UInt64(durationSeconds * 1e9)
+    }
+
+    /// How many chains the recording holds (at most that many requests are in flight at once,
+    /// unless a chain sent before its previous answer).
+    var chainCount: Int { chains.count }
+
+    func launch() {
+        live.withLock { $0 = chains.count }
+        for (c, steps) in chains.enumerated() {
+            // A chain's first request keeps its offset from the recording's first one.
+            let first = steps[0]
+            schedule(at: start + (first.after == .start ? first.gap : 0), chain: c, step: 0)
+        }
+    }
+
+    var finished: Bool { live.withLock { $0 == 0 } }
+
+    func waitUntilIdle(timeoutSeconds: Double) {
+        guard !chains.isEmpty else { return }
+        _ = idle.wait(timeout: .now() + timeoutSeconds)
+    }
+
+    // MARK: On the I/O thread (and the caller's, for the first schedules).
+
+    private func schedule(at intended: UInt64, chain: Int, step: Int) {
+        if intended <= MonotonicClock.now() { return send(intended: intended, chain: chain, step: step) }
+        guard intended < deadline else { return end() }
+        Pause.at(intended) { [self] in send(intended: intended, chain: chain, step: step) }
+    }
+
+    private func send(intended: UInt64, chain: Int, step: Int) {
+        let actual = MonotonicClock.now()
+        guard actual < deadline else { return end() }
+        let steps = chains[chain]
+        let next = step + 1
+        let last = next == steps.count
+        let followsSend = !last && steps[next].after == .send
+        engine.send(steps[step].request, queue: nil) { [self] result in
+            let now = MonotonicClock.now()
+            if now <= deadline { tally.record(result, intended: intended, actual: actual, end: now) }
+            guard !followsSend else { return }
+            guard now <= deadline, !last else { return end() }
+            schedule(at: now + steps[next].gap, chain: chain, step: next)
+        }
+        if followsSend { schedule(at: actual + steps[next].gap, chain: chain, step: next) }
+    }
+
+    /// One chain is over; the last one releases `waitUntilIdle`.
+    private func end() {
+        if live.withLock({ s -> Bool in s -= 1; return s == 0 }) { idle.signal() }
+    }
+}
