@@ -37,7 +37,8 @@ work=$(mktemp -d /tmp/fleet-cpu-ab.XXXXXX)
 BENCH_LOADLOG="$work/load.log"
 bench_stack_start "$A" "$work/stack.out" --entitlement active --workers 16 --median-ms 20 --sigma 0 --rate-limit 0 || exit 1
 url=$BENCH_STACK_URL
-bench_quest_profile overhead 3 "$duration" "$users" 5 "" > "$work/run.json"
+# No end-of-run audit: CPU per request of the walk itself (as bench/overhead.sh).
+bench_quest_profile overhead 3 "$duration" "$users" 5 '"checks": {"audit_s": 0, "audit_max_s": 0},' > "$work/run.json"
 
 run_one() {  # $1 = A|B, $2 = round; a seed of its own per run (the stack keeps each install's quest)
     local x=$1 r=$2 bin=$A seed=$((7000 + 10 * $2))
@@ -75,7 +76,7 @@ def per_request(x, r, estimate=False):
     if not act or not n: return None
     c0, how = walking_cpu_start(res, h, act[0], estimate)
     hows.append(how)
-    return (h[act[-1]]["cpuSeconds"] - c0) / n * 1e6
+    return (h[-1]["cpuSeconds"] - c0) / n * 1e6  # to the sample taken when the walk ended (overhead.sh)
 rows = [(r, per_request("A", r), per_request("B", r)) for r in range(1, pairs + 1)]
 if "estimated" in hows:
     # An older binary without meta.startCpuSeconds: both taken alike, by the estimate.

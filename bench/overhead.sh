@@ -54,8 +54,12 @@ BENCH_LOADLOG="$work/load.log"
 bench_stack_start "$fleet" "$work/stack.out" --entitlement active --workers 16 --median-ms 20 --sigma 0 --rate-limit 0 || exit 1
 url=$BENCH_STACK_URL stack=$BENCH_STACK_PID
 
+# No end-of-run audit (audit_max_s 0), as in bench/instructions.sh: its reads are a request sequence of
+# their own after the walk. Until 2026-12-07 (twenty-seventh pass) the runs had it, and their requests
+# (2 a user: 512 of ~4,800 a round) were counted while the CPU stopped at the last window with an
+# active user, before the audit and the walk's last second: the journeys' CPU per request read low.
 profile() {  # $1 = seconds
-    bench_quest_profile overhead 3 "$1" "$users" 5 ""
+    bench_quest_profile overhead 3 "$1" "$users" 5 '"checks": {"audit_s": 0, "audit_max_s": 0},'
 }
 # The recording walks as long as the measured runs and keeps every request: the replay then has
 # their mix. Until 2026-12-05 it kept an 8 s walk (at most 3,000 requests), whose mix leaned on the
@@ -176,7 +180,10 @@ section="$work/section.md"
     echo "($users users walk the daily quest with no think time against \`fleet stack --median-ms 20\`; the raw engine replays"
     echo "every request of a recorded walk as long as the measured ones (\`FLEET_HTTP_RECORD\`, \`fleet blast --replay\`) over $conns keep-alive connections,"
     echo "the journeys' mean in-flight count; CPU per request of the bench process; context switches per request of the whole"
-    echo "process (GNU time: voluntary = it waited, preempted = another thread took the core); median of $PAIRS alternated rounds (min–max).)"
+    echo "process (GNU time: voluntary = it waited, preempted = another thread took the core); median of $PAIRS alternated rounds (min–max)."
+    echo "The as-recorded arm sends each user's requests of the recording in order, each as long after the answer it followed"
+    echo "as in the recording (\`--as-recorded\`, at most $users connections): the journeys' requests at the journeys' times. The journey"
+    echo "runs have no end-of-run audit; their CPU runs to the sample taken when the walk ended.)"
     bench_load_summary
     [ "$BENCH_LOADED" = 1 ] && echo "**Loaded: taken while other work shared the machine; provisional, not the figure.**"
     echo "Each journey run has a seed of its own (since 2026-12-02): the 2026-12-01 figure (190.5 against 118.7 µs, 1.98 ×)"
@@ -198,7 +205,9 @@ def journeys(r, name="j", estimate=False):
     if not act: return None
     c0, how = walking_cpu_start(res, h, act[0], estimate)
     if not estimate: hows.append(how)
-    cpu = h[act[-1]]["cpuSeconds"] - c0
+    # To the last sample, taken when the walk (and its drain) ended: every request counted below
+    # was answered by then, and with no audit nothing else ran in between.
+    cpu = h[-1]["cpuSeconds"] - c0
     statuses = {}
     for e in res["endpoints"]:
         for k, v in e.get("statuses", {}).items(): statuses[k] = statuses.get(k, 0) + v

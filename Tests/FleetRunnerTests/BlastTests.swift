@@ -151,6 +151,7 @@ final class BlastTests: XCTestCase {
         let report = try Blast.run(options)
         XCTAssertEqual(report.requests, 4, "each recorded request once")
         XCTAssertLessThan(report.elapsedSeconds, 3, "the replay ends when its recording runs out, not at -d")
+        XCTAssertTrue(report.render().contains("as recorded, latency from intended send"), report.render())
         let t = seen.withLock { $0 }
         let a1 = try XCTUnwrap(t["/a1"]), a2 = try XCTUnwrap(t["/a2"]), b1 = try XCTUnwrap(t["/b1"]), b2 = try XCTUnwrap(t["/b2"])
         func seconds(_ from: UInt64, _ to: UInt64) -> Double { Double(Int64(bitPattern: to &- from)) / 1e9 }

@@ -31,7 +31,8 @@ public struct BlastReport: Sendable {
     /// The report as wrk prints it: header, latency distribution, totals, requests/sec.
     public func render() -> String {
         var lines: [String] = []
-        let mode = options.rate.map { "rate \(Self.number($0)) req/s, latency from intended send (corrected)" }
+        let mode = options.asRecorded ? "as recorded, latency from intended send (corrected)"
+            : options.rate.map { "rate \(Self.number($0)) req/s, latency from intended send (corrected)" }
             ?? "closed loop, latency from actual send"
         lines.append("Blast \(String(format: "%.0f", options.durationSeconds))s @ \(options.url)")
         lines.append("  \(options.connections) connections, \(options.ioThreads) I/O thread\(options.ioThreads == 1 ? "" : "s"), \(mode)")
