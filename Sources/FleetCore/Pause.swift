@@ -9,6 +9,16 @@ import Synchronization
 /// actual start.
 public enum Pause {
     private static let timerQueue = DispatchQueue(label: "fleet.timers", qos: .userInitiated, attributes: .concurrent)
+    private static let observer = Mutex<(@Sendable () -> Void)?>(nil)
+    private static let observed = Atomic<Bool>(false)
+
+    /// Calls `hook` in the pausing task at every `until`, from now on. Only the request recorder
+    /// (`FLEET_HTTP_RECORD`) asks: a gap between a user's answer and its next request with a pause
+    /// in it is a wait, one without is the user's own work, which a replay should not sleep through.
+    public static func observe(_ hook: @escaping @Sendable () -> Void) {
+        observer.withLock { $0 = hook }
+        observed.store(true, ordering: .releasing)
+    }
 
     /// Returns at or after `deadline` (MonotonicClock nanoseconds), or early, returning false, when
     /// the task is cancelled (the app was killed or the run is stopping).
@@ -17,6 +27,7 @@ public enum Pause {
         if Task.isCancelled { return false }
         let now = MonotonicClock.now()
         if deadline <= now { return true }
+        if observed.load(ordering: .relaxed), let hook = observer.withLock({ $0 }) { hook() }  // a real pause only
         let once = ResumeOnce()
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (c: CheckedContinuation<Bool, Never>) in

@@ -16,12 +16,16 @@ import Synchronization
 /// walk sends one request after another's answer; requests sent outside a task share chain 0),
 /// and `after` + `gap` say what it followed — the chain's previous answer (`answer`), its previous
 /// send while that was still unanswered (`send`), or the recording's first request (`start`) —
-/// and by how many seconds.
+/// and by how many seconds; `waited` says whether the task paused (a think, a poll interval) in
+/// that gap: without a pause the gap was the sender's own work (decoding, checks), which a replay
+/// sends through at once.
 final class RequestLog: Sendable {
     static let shared: RequestLog? = {
         let env = ProcessInfo.processInfo.environment
-        guard let path = env["FLEET_HTTP_RECORD"], !path.isEmpty else { return nil }
-        return RequestLog(path: path, limit: env["FLEET_HTTP_RECORD_MAX"].flatMap(Int.init) ?? 2000)
+        guard let path = env["FLEET_HTTP_RECORD"], !path.isEmpty,
+              let log = RequestLog(path: path, limit: env["FLEET_HTTP_RECORD_MAX"].flatMap(Int.init) ?? 2000) else { return nil }
+        Pause.observe { log.paused() }
+        return log
     }()
 
     private struct State {
@@ -37,6 +41,8 @@ final class RequestLog: Sendable {
         var number: Int
         var sent: UInt64
         var answered: UInt64?
+        /// The task paused (a think, a poll interval) since its last request.
+        var paused = false
     }
     private let path: String
     private let state: Mutex<State>
@@ -74,7 +80,9 @@ final class RequestLog: Sendable {
                 line["after"] = answeredLast ? "answer" : "send"
                 line["gap"] = Double(now &- (answeredLast ? c.answered! : c.sent)) / 1e9
                 line["chain"] = c.number
+                line["waited"] = c.paused
                 c.sent = now
+                c.paused = false
                 s.chains[task] = c
             } else {
                 // A task that ended may leave its address to a new one: that task then continues
@@ -114,6 +122,15 @@ final class RequestLog: Sendable {
         -> @Sendable (Result<HTTPResponse, HTTPError>) -> Void {
         guard let key = append(request) else { return completion }
         return { [self] in answered(key); completion($0) }
+    }
+
+    /// The current task paused (`Pause.until`): its next request's gap is a wait.
+    func paused() {
+        paused(chain: withUnsafeCurrentTask { $0?.hashValue } ?? 0)
+    }
+
+    func paused(chain task: Int) {
+        state.withLock { s in s.chains[task]?.paused = true }
     }
 
     /// The answer to a request of chain `key` came now.
@@ -162,7 +179,7 @@ final class RequestLog: Sendable {
                 guard gap >= 0, let a = RecordedRequest.After(rawValue: after) else {
                     throw HTTPError(kind: .other, message: "\(path):\(i + 1): expected after start|answer|send and gap ≥ 0, got '\(after)' and \(gap)")
                 }
-                timing = RecordedRequest.Timing(chain: chain, after: a, gap: gap)
+                timing = RecordedRequest.Timing(chain: chain, after: a, gap: gap, waited: o["waited"] as? Bool ?? true)
             }
             requests.append(RecordedRequest(request: HTTPRequest(method: method, url: url, headers: headers, body: body,
                                                                  timeout: o["timeout"] as? Double ?? 30), timing: timing))
@@ -180,6 +197,9 @@ public struct RecordedRequest: Sendable {
         /// What the send followed: the recording's start, the chain's previous answer or its previous send.
         public var after: After
         public var gap: Double
+        /// The sender paused in the gap (false: the gap was its own work). Recordings made before
+        /// this was written say nothing: taken as a wait.
+        public var waited = true
     }
     public var request: HTTPRequest
     public var timing: Timing?

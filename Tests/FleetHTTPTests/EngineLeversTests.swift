@@ -160,14 +160,15 @@ final class EngineLeversTests: XCTestCase {
         let a = try XCTUnwrap(log.append(get("/a1"), chain: 111, now: 5 * s))
         log.append(get("/b1"), chain: 222, now: 6 * s)
         log.answered(a, now: 7 * s)
-        log.append(get("/a2"), chain: 111, now: 7 * s + s / 2)      // 0.5 s after a1's answer
-        log.append(get("/b2"), chain: 222, now: 9 * s)               // b1 unanswered: 3 s after its send
+        log.paused(chain: 111)
+        log.append(get("/a2"), chain: 111, now: 7 * s + s / 2)      // 0.5 s after a1's answer, with a pause
+        log.append(get("/b2"), chain: 222, now: 9 * s)               // b1 unanswered: 3 s after its send, no pause
         log.append(get("/x"), chain: 0, now: 10 * s)                 // outside any task
         let back = try HTTPEngine.loadTimedRecording(path)
         XCTAssertEqual(back.map(\.request.url).map { $0.replacingOccurrences(of: "http://127.0.0.1:9", with: "") }, ["/a1", "/b1", "/a2", "/b2", "/x"])
         XCTAssertEqual(back.map(\.timing), [
             .init(chain: 1, after: .start, gap: 0), .init(chain: 2, after: .start, gap: 1),
-            .init(chain: 1, after: .answer, gap: 0.5), .init(chain: 2, after: .send, gap: 3),
+            .init(chain: 1, after: .answer, gap: 0.5, waited: true), .init(chain: 2, after: .send, gap: 3, waited: false),
             .init(chain: 0, after: .start, gap: 5),
         ])
     }

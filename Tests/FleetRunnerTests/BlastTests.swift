@@ -134,13 +134,15 @@ final class BlastTests: XCTestCase {
         }
         defer { server.stop() }
         let u = server.baseURL
-        // Chain 1: a1, then a2 0.4 s after a1's answer. Chain 2 starts 0.2 s in: b1, then b2 0.1 s
-        // after b1 was sent (recorded before b1's answer came).
+        // Chain 1: a1, then a2 0.4 s after a1's answer (a pause), then a3 0.5 s after a2's answer
+        // spent working (no pause: sent at once). Chain 2 starts 0.2 s in: b1, then b2 0.1 s after
+        // b1 was sent (recorded before b1's answer came; a recording of before `waited`).
         let path = try writeRecording([
             #"{"method": "GET", "url": "\#(u)/a1", "chain": 1, "after": "start", "gap": 0}"#,
             #"{"method": "GET", "url": "\#(u)/b1", "chain": 2, "after": "start", "gap": 0.2}"#,
-            #"{"method": "GET", "url": "\#(u)/a2", "chain": 1, "after": "answer", "gap": 0.4}"#,
+            #"{"method": "GET", "url": "\#(u)/a2", "chain": 1, "after": "answer", "gap": 0.4, "waited": true}"#,
             #"{"method": "GET", "url": "\#(u)/b2", "chain": 2, "after": "send", "gap": 0.1}"#,
+            #"{"method": "GET", "url": "\#(u)/a3", "chain": 1, "after": "answer", "gap": 0.5, "waited": false}"#,
         ])
         defer { try? FileManager.default.removeItem(atPath: path) }
         var options = BlastOptions(url: u + "/")
@@ -149,7 +151,7 @@ final class BlastTests: XCTestCase {
         options.connections = 4
         options.durationSeconds = 10
         let report = try Blast.run(options)
-        XCTAssertEqual(report.requests, 4, "each recorded request once")
+        XCTAssertEqual(report.requests, 5, "each recorded request once")
         XCTAssertLessThan(report.elapsedSeconds, 3, "the replay ends when its recording runs out, not at -d")
         XCTAssertTrue(report.render().contains("as recorded, latency from intended send"), report.render())
         let t = seen.withLock { $0 }
@@ -160,6 +162,8 @@ final class BlastTests: XCTestCase {
         XCTAssertLessThan(seconds(a1, a2), 1.5)
         XCTAssertGreaterThanOrEqual(seconds(b1, b2), 0.09, "b2 waits its gap after b1's send")
         XCTAssertLessThan(seconds(b1, b2), 1.0)
+        let a3 = try XCTUnwrap(t["/a3"])
+        XCTAssertLessThan(seconds(a2, a3), 0.3, "a gap the sender spent working is not slept through")
     }
 
     func testAsRecordedNeedsATimedReplayAndNoRate() throws {

@@ -6,7 +6,9 @@ import Synchronization
 /// `fleet blast --replay FILE --as-recorded`: the recorded requests through the bare engine with
 /// the timing they were sent with. Each chain of the recording (one sending task: a user's walk)
 /// is replayed in order, each request sent as long after what it followed — the chain's previous
-/// answer, its previous send, or the start — as it was recorded. The replay goes through the
+/// answer, its previous send, or the start — as it was recorded, when the sender paused in that
+/// gap (a think, a poll interval); a gap it spent on its own work (decoding, checks) is sent
+/// through at once, as the bare engine has no such work. The replay goes through the
 /// recording once (a chain that reaches its end is over: chains that ran one after another in the
 /// recording, such as the users a slot walks in turn, would otherwise run at once); it ends at the
 /// duration or with the last chain, whichever comes first.
@@ -41,7 +43,9 @@ final class ChainReplayDriver: BlastLoad {
         for r in recording {
             guard let t = r.timing else { continue }
             if byChain[t.chain] == nil { order.append(t.chain) }
-            byChain[t.chain, default: []].append(Step(request: r.request, after: t.after, gap: UInt64(t.gap * 1e9)))
+            // A gap the sender spent working, not pausing, is no wait for the bare engine.
+            let gap = t.after == .start || t.waited ? t.gap : 0
+            byChain[t.chain, default: []].append(Step(request: r.request, after: t.after, gap: UInt64(gap * 1e9)))
         }
         self.engine = engine
         self.tally = tally
