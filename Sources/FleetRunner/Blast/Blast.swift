@@ -13,6 +13,7 @@ import Synchronization
 /// With a rate, each connection follows a fixed schedule (rate / connections per second) and
 /// every latency is measured from when the request *should* have been sent (wrk2's correction),
 /// so a stalled server or generator shows up in the percentiles instead of thinning the load.
+/// A recording replayed as recorded (`--as-recorded`) keeps its own timing (`ChainReplayDriver`).
 public enum Blast {
     /// Runs the blast to completion (bounded by the duration plus a short drain) and reports.
     public static func run(_ options: BlastOptions) throws -> BlastReport {

@@ -19,8 +19,9 @@ import Synchronization
 /// the engine does the journeys' requests at the journeys' times, so the CPU difference per request
 /// is what the journey layer costs (bench/overhead.sh).
 ///
-/// A chain's next request is triggered by exactly one event (the send or the answer it followed),
-/// on the I/O thread, so a chain ends exactly once: when a trigger finds the duration over.
+/// A chain's next request is triggered by exactly one event (the send or the answer it followed;
+/// on the I/O thread but for each chain's first), so a chain ends exactly once: when that event
+/// finds the duration over, or it was the chain's last request's answer.
 final class ChainReplayDriver: BlastLoad {
     struct Step: Sendable {
         let request: HTTPRequest
@@ -53,10 +54,6 @@ final class ChainReplayDriver: BlastLoad {
         self.start = start
         self.deadline = start + UInt64(durationSeconds * 1e9)
     }
-
-    /// How many chains the recording holds (at most that many requests are in flight at once,
-    /// unless a chain sent before its previous answer).
-    var chainCount: Int { chains.count }
 
     func launch() {
         live.withLock { $0 = chains.count }
