@@ -37,14 +37,14 @@ public enum Blast {
         let cpuBefore = ProcessStats.cpuSeconds()
         driver.launch()
         let deadline = start + UInt64(options.durationSeconds * 1e9)
-        while MonotonicClock.now() < deadline, !driver.finished {
+        while MonotonicClock.now() < deadline, !driver.loops.allEnded {
             let left = Double(deadline - MonotonicClock.now()) / 1e9
             Thread.sleep(forTimeInterval: min(max(left, 0.001), 0.5))
         }
         let end = MonotonicClock.now()
         // Whatever is still in flight ends as aborted (not counted), which bounds the drain.
         engine.shutdown()
-        driver.waitUntilIdle(timeoutSeconds: 5)
+        driver.loops.wait(timeoutSeconds: 5)
         let cpu = ProcessStats.cpuSeconds() - cpuBefore
 
         let meta = RunMetadata(runId: "blast", profile: "blast", seed: 0, target: options.url,
@@ -61,12 +61,32 @@ public enum Blast {
     }
 }
 
-/// What a blast's send loops do: start, and say when they have all ended.
+/// A blast's send loops: started at once, each ending itself (`loops.end()`) when it stops.
 protocol BlastLoad: Sendable {
     func launch()
-    func waitUntilIdle(timeoutSeconds: Double)
-    /// True once every send loop has ended before the duration did (a replay that ran out).
-    var finished: Bool { get }
+    var loops: LoopsLeft { get }
+}
+
+/// How many of a blast's send loops are still going; the last to end releases `wait`.
+final class LoopsLeft: Sendable {
+    private let left: Mutex<Int>
+    private let idle = DispatchSemaphore(value: 0)
+
+    init(_ count: Int) { left = Mutex(count) }
+
+    /// Every loop has ended (a closed or paced blast's only at its deadline; a replay's also
+    /// when its recording runs out).
+    var allEnded: Bool { left.withLock { $0 <= 0 } }
+
+    func end() {
+        if left.withLock({ n -> Bool in n -= 1; return n == 0 }) { idle.signal() }
+    }
+
+    /// Waits (bounded) until every loop has ended.
+    func wait(timeoutSeconds: Double) {
+        guard !allEnded else { return }
+        _ = idle.wait(timeout: .now() + timeoutSeconds)
+    }
 }
 
 /// A blast's counts and its recorder: every answer within the interval is counted and recorded
@@ -117,7 +137,6 @@ final class BlastTally: Sendable {
 final class BlastDriver: BlastLoad {
     private struct State {
         var cursor: [Int]
-        var live = 0
     }
 
     private let engine: HTTPEngine
@@ -131,7 +150,7 @@ final class BlastDriver: BlastLoad {
     private let start: UInt64
     /// Nanoseconds between sends of one connection under a rate; nil = closed loop.
     private let interval: UInt64?
-    private let idle = DispatchSemaphore(value: 0)
+    let loops: LoopsLeft
 
     init(engine: HTTPEngine, tally: BlastTally, options: BlastOptions, replay: [HTTPRequest] = [], start: UInt64) {
         self.engine = engine
@@ -139,6 +158,7 @@ final class BlastDriver: BlastLoad {
         self.requests = replay.isEmpty ? [HTTPRequest(method: "GET", url: options.url, timeout: options.timeoutSeconds)] : replay
         self.state = Mutex(State(cursor: (0..<options.connections).map { $0 * replay.count / options.connections }))
         self.connections = options.connections
+        self.loops = LoopsLeft(options.connections)
         self.start = start
         self.deadline = start + UInt64(options.durationSeconds * 1e9)
         self.interval = options.rate.map { UInt64(Double(options.connections) / $0 * 1e9) }
@@ -146,7 +166,6 @@ final class BlastDriver: BlastLoad {
 
     /// Starts every connection's loop; under a rate their first sends are staggered evenly.
     func launch() {
-        state.withLock { $0.live = connections }
         for i in 0..<connections {
             if let interval {
                 schedule(intended: start + interval * UInt64(i) / UInt64(connections), connection: i)
@@ -154,14 +173,6 @@ final class BlastDriver: BlastLoad {
                 send(intended: MonotonicClock.now(), connection: i)
             }
         }
-    }
-
-    /// A connection's loop ends only at the deadline.
-    var finished: Bool { false }
-
-    /// Waits (bounded) until every connection's loop has ended.
-    func waitUntilIdle(timeoutSeconds: Double) {
-        _ = idle.wait(timeout: .now() + timeoutSeconds)
     }
 
     // MARK: On the I/O thread (and the caller's, for the first sends).
@@ -200,12 +211,6 @@ final class BlastDriver: BlastLoad {
         Pause.at(intended) { [self] in send(intended: intended, connection: connection) }
     }
 
-    /// One connection's loop is over; the last one releases `waitUntilIdle`.
-    private func end() {
-        let last = state.withLock { s -> Bool in
-            s.live -= 1
-            return s.live == 0
-        }
-        if last { idle.signal() }
-    }
+    /// One connection's loop is over (the deadline passed).
+    private func end() { loops.end() }
 }

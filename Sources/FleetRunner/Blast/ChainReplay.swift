@@ -1,7 +1,5 @@
-import Dispatch
 import FleetCore
 import FleetHTTP
-import Synchronization
 
 /// `fleet blast --replay FILE --as-recorded`: the recorded requests through the bare engine with
 /// the timing they were sent with. Each chain of the recording (one sending task: a user's walk)
@@ -34,8 +32,7 @@ final class ChainReplayDriver: BlastLoad {
     private let chains: [[Step]]
     private let start: UInt64
     private let deadline: UInt64
-    private let live = Mutex(0)
-    private let idle = DispatchSemaphore(value: 0)
+    let loops: LoopsLeft
 
     /// `recording` must carry timing on every request (`BlastOptions.validateReplay` says so).
     init(engine: HTTPEngine, tally: BlastTally, recording: [RecordedRequest], durationSeconds: Double, start: UInt64) {
@@ -50,25 +47,19 @@ final class ChainReplayDriver: BlastLoad {
         }
         self.engine = engine
         self.tally = tally
-        self.chains = order.map { byChain[$0]! }
+        let chains = order.map { byChain[$0]! }
+        self.chains = chains
         self.start = start
         self.deadline = start + UInt64(durationSeconds * 1e9)
+        self.loops = LoopsLeft(chains.count)
     }
 
     func launch() {
-        live.withLock { $0 = chains.count }
         for (c, steps) in chains.enumerated() {
             // A chain's first request keeps its offset from the recording's first one.
             let first = steps[0]
             schedule(at: start + (first.after == .start ? first.gap : 0), chain: c, step: 0)
         }
-    }
-
-    var finished: Bool { live.withLock { $0 == 0 } }
-
-    func waitUntilIdle(timeoutSeconds: Double) {
-        guard !chains.isEmpty else { return }
-        _ = idle.wait(timeout: .now() + timeoutSeconds)
     }
 
     // MARK: On the I/O thread (and the caller's, for the first schedules).
@@ -96,8 +87,6 @@ final class ChainReplayDriver: BlastLoad {
         if followsSend { schedule(at: actual + steps[next].gap, chain: chain, step: next) }
     }
 
-    /// One chain is over; the last one releases `waitUntilIdle`.
-    private func end() {
-        if live.withLock({ s -> Bool in s -= 1; return s == 0 }) { idle.signal() }
-    }
+    /// One chain is over (its last answer came, or the duration passed).
+    private func end() { loops.end() }
 }
