@@ -60,9 +60,7 @@ final class RequestLog: Sendable {
     /// pass to `answered` when its answer (or error) comes, nil when it was not recorded.
     @discardableResult
     func append(_ request: HTTPRequest) -> Int? {
-        // The sending task's identity: a user walks in one task, so its requests form one chain.
-        let task = withUnsafeCurrentTask { $0?.hashValue } ?? 0
-        return append(request, chain: task, now: MonotonicClock.now())
+        append(request, chain: Self.currentTask, now: MonotonicClock.now())
     }
 
     /// `append` with the chain and the time given (what the tests drive).
@@ -126,8 +124,12 @@ final class RequestLog: Sendable {
 
     /// The current task paused (`Pause.until`): its next request's gap is a wait.
     func paused() {
-        paused(chain: withUnsafeCurrentTask { $0?.hashValue } ?? 0)
+        paused(chain: Self.currentTask)
     }
+
+    /// The current task's identity (0 outside any): a user walks in one task, so its requests
+    /// form one chain.
+    private static var currentTask: Int { withUnsafeCurrentTask { $0?.hashValue } ?? 0 }
 
     func paused(chain task: Int) {
         state.withLock { s in s.chains[task]?.paused = true }
