@@ -94,9 +94,9 @@ public enum JSONValue: Sendable, Equatable {
         }
     }
 
-    private static let nullBytes = Array("null".utf8), trueBytes = Array("true".utf8), falseBytes = Array("false".utf8)
+    static let nullBytes = Array("null".utf8), trueBytes = Array("true".utf8), falseBytes = Array("false".utf8)
 
-    private static func writeInteger(_ v: Int64, to out: inout [UInt8]) {
+    static func writeInteger(_ v: Int64, to out: inout [UInt8]) {
         if v < 0 { out.append(UInt8(ascii: "-")) }
         var m = v.magnitude, width = 1
         while m >= 10 { m /= 10; width += 1 }
@@ -112,7 +112,7 @@ public enum JSONValue: Sendable, Equatable {
 
     /// Runs of bytes that need no escape go in with one copy each: a byte-at-a-time append (a
     /// capacity check per byte) was ~1.7k instructions a request body (bench/instructions.sh).
-    private static func writeString(_ s: String, to out: inout [UInt8]) {
+    static func writeString(_ s: String, to out: inout [UInt8]) {
         var s = s
         s.withUTF8 { b in
             out.append(UInt8(ascii: "\""))

@@ -26,7 +26,10 @@ public enum ProcessStats {
     /// load average does not show it, and the bench's lateness looks like its own.
     public static func hostStealSeconds() -> Double? {
         guard let bytes = FileBytes.read("/proc/stat") else { return nil }
-        return stealSeconds(procStat: String(decoding: bytes, as: UTF8.self), ticksPerSecond: Double(sysconf(Int32(_SC_CLK_TCK))))
+        // The `cpu` line is the first: the rest (a line per core, the interrupt counts, thousands
+        // of numbers) was made a String and split into lines each second for nothing.
+        let first = bytes[..<(bytes.firstIndex(of: 0x0a) ?? bytes.endIndex)]
+        return stealSeconds(procStat: String(decoding: first, as: UTF8.self), ticksPerSecond: Double(sysconf(Int32(_SC_CLK_TCK))))
     }
 
     /// The running kernel's boot id (/proc/sys/kernel/random/boot_id), nil where there is none.

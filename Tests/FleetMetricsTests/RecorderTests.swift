@@ -178,6 +178,25 @@ final class RecorderTests: XCTestCase {
         XCTAssertEqual(try back.encodedJSON(), data)
     }
 
+    /// The result stream writes its lines in one pass (`StreamingJSON`): a whole run's results so
+    /// written decode to the same results as `JSONEncoder`'s form.
+    func testResultsWrittenInOnePassDecodeToTheSameResults() throws {
+        let t0: UInt64 = 77 * second
+        let r = Recorder(startNanos: t0)
+        feed(r, seed: 9, start: t0, seconds: 3, perSecond: 150)
+        r.healthSample(activeUsers: 3, inFlight: 2, cpuSeconds: 0.25, rssBytes: 1 << 22, hostStealSeconds: 0.5)
+        var m = meta
+        m.notes = ["a note with \"quotes\" and a\nnewline"]
+        m.thresholds = [ThresholdVerdict(metric: "assessment_turnaround", expression: "p99 < 8000", passed: false,
+                                         observed: 9100.25, limit: 8000, message: "p99 9100.25 ms")]
+        let res = r.snapshot(m)
+        XCTAssertFalse(res.errors.isEmpty)
+        XCTAssertFalse(res.journeys.isEmpty)
+        let bytes = try StreamingJSON.encode(res)
+        XCTAssertEqual(try RunResults.decode(Data(bytes)), res)
+        XCTAssertEqual(try JSONValue.parse(bytes), try JSONValue.parse(Array(try res.encodedJSON())))
+    }
+
     func testDecodingNamesTheBrokenField() {
         let json = #"{"format":1,"windowNanos":1000000000,"metrics":[],"endpoints":[],"errors":[],"journeys":[],"counters":{},"health":[]}"#
         XCTAssertThrowsError(try RunResults.decode(Data(json.utf8), source: "shard0.json")) { error in
