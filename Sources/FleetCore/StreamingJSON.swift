@@ -14,17 +14,23 @@ import Foundation
 /// parent, asks for a super encoder), or a value whose `JSONEncoder` form is a strategy's choice
 /// (`Data`, `Date`, `URL`, `Decimal`), makes `encode` throw `StreamingJSON.Unsupported`; callers
 /// then fall back to `JSONEncoder`. A non-finite floating-point number throws, as `JSONEncoder`'s
-/// default does. Coding paths are not tracked (errors name no path).
+/// default does. Coding paths are not tracked (errors name no path). `encode(_:orWith:)` falls back
+/// to a `JSONEncoder` by itself.
 public enum StreamingJSON {
     public struct Unsupported: Error, CustomStringConvertible {
         public let description: String
+    }
+
+    /// `encode(value)`, or `encoder`'s form of it where one pass cannot write it (`Unsupported`).
+    /// Any other error (a non-finite number) is thrown: `encoder` would refuse it too.
+    public static func encode<T: Encodable>(_ value: T, orWith encoder: JSONEncoder) throws -> [UInt8] {
+        do { return try encode(value) } catch is Unsupported { return Array(try encoder.encode(value)) }
     }
 
     public static func encode<T: Encodable>(_ value: T) throws -> [UInt8] {
         let sink = JSONSink()
         try sink.value(value, depth: 0)
         if let failure = sink.failure { throw failure }
-        sink.close(deeperThan: -1)
         return sink.out
     }
 }

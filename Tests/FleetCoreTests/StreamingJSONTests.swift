@@ -147,6 +147,17 @@ final class StreamingJSONTests: XCTestCase {
         }
     }
 
+    /// What one pass declines goes through the JSONEncoder given; what neither can write still throws.
+    func testTheFallbackWritesWhatOnePassDeclines() throws {
+        struct Both: Codable, Equatable { var at: Date; var n: Int }
+        let value = [Both(at: Date(timeIntervalSinceReferenceDate: 12.5), n: 3)]
+        XCTAssertThrowsError(try StreamingJSON.encode(value))
+        let bytes = try StreamingJSON.encode(value, orWith: JSONEncoder())
+        XCTAssertEqual(try JSONDecoder().decode([Both].self, from: Data(bytes)), value)
+        XCTAssertEqual(String(decoding: try StreamingJSON.encode([3], orWith: JSONEncoder()), as: UTF8.self), "[3]")
+        XCTAssertThrowsError(try StreamingJSON.encode([Double.nan], orWith: JSONEncoder()))
+    }
+
     func testANonFiniteNumberThrowsAsJSONEncoderDoes() {
         XCTAssertThrowsError(try StreamingJSON.encode([1.0, .nan]))
         XCTAssertThrowsError(try JSONEncoder().encode([1.0, .nan]))

@@ -87,7 +87,7 @@ public final class ResultStream: @unchecked Sendable {
         // every object's keys was a tenth of the line's encoding, paid every second. Written in
         // one pass (`StreamingJSON`): `JSONEncoder`'s tree cost ~4 M instructions a line, paid
         // every second; it stays the fallback for a value the one-pass writer declines.
-        guard var data = (try? StreamingJSON.encode(line)) ?? (try? encoder.encode(line)).map(Array.init) else { return false }
+        guard var data = try? StreamingJSON.encode(line, orWith: encoder) else { return false }
         data.append(0x0a)
         let written = data.withUnsafeBytes { raw -> Bool in
             var off = 0
