@@ -4,7 +4,7 @@ import Foundation
 /// `encode(to:)` hands it over. Foundation's `JSONEncoder` first builds a tree of boxed values
 /// (a reference container for every object and array, a dictionary insert for every key) and then
 /// serialises it: for the result stream's line each second (bench/instructions.sh, 2026-12-08)
-/// that was ~4 M instructions, about a third of the I/O threads' whole work at 16 users.
+/// that was ~3.5 M instructions, a third of the I/O threads' whole work at 16 users (~1.5 M now).
 ///
 /// What it writes decodes with `JSONDecoder` to the same value; keys come in the order the value
 /// encodes them (no `sortedKeys`, no pretty printing: use `JSONEncoder` for files people diff).
@@ -12,10 +12,9 @@ import Foundation
 /// synthesized and ordinary conformances do — finish a nested container before going on with its
 /// parent. A conformance that does otherwise (goes back to a container after writing to its
 /// parent, asks for a super encoder), or a value whose `JSONEncoder` form is a strategy's choice
-/// (`Data`, `Date`, `URL`, `Decimal`), makes `encode` throw `StreamingJSON.Unsupported`; callers
-/// then fall back to `JSONEncoder`. A non-finite floating-point number throws, as `JSONEncoder`'s
-/// default does. Coding paths are not tracked (errors name no path). `encode(_:orWith:)` falls back
-/// to a `JSONEncoder` by itself.
+/// (`Data`, `Date`, `URL`, `Decimal`), makes `encode` throw `StreamingJSON.Unsupported`, and
+/// `encode(_:orWith:)` write it with the `JSONEncoder` it is given. A non-finite floating-point
+/// number throws, as `JSONEncoder`'s default does. Coding paths are not tracked (errors name no path).
 public enum StreamingJSON {
     public struct Unsupported: Error, CustomStringConvertible {
         public let description: String

@@ -85,8 +85,8 @@ public final class ResultStream: @unchecked Sendable {
         line.totals.health = []
         // Keys in whatever order the encoder meets them: recovery decodes by name, and sorting
         // every object's keys was a tenth of the line's encoding, paid every second. Written in
-        // one pass (`StreamingJSON`): `JSONEncoder`'s tree cost ~4 M instructions a line, paid
-        // every second; it stays the fallback for a value the one-pass writer declines.
+        // one pass (`StreamingJSON`): `JSONEncoder`'s tree cost ~3.5 M instructions a line (~1.5 M
+        // now); it stays the fallback for a value the one-pass writer declines.
         guard var data = try? StreamingJSON.encode(line, orWith: encoder) else { return false }
         data.append(0x0a)
         let written = data.withUnsafeBytes { raw -> Bool in
