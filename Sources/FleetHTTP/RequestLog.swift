@@ -140,11 +140,8 @@ final class RequestLog: Sendable {
         state.withLock { s in s.chains[key]?.answered = now }
     }
 
-    /// The requests of a recording, for replay; a clear error names the line that is wrong.
-    static func load(_ path: String) throws -> [HTTPRequest] { try loadTimed(path).map(\.request) }
-
-    /// The recording with each request's chain and timing (nil when a line has none: a recording
-    /// made before they were written).
+    /// The requests of a recording, for replay, each with its chain and timing (nil when a line has
+    /// none: a recording made before they were written); a clear error names the line that is wrong.
     static func loadTimed(_ path: String) throws -> [RecordedRequest] {
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
             throw HTTPError(kind: .other, message: "\(path): cannot read the recording")
@@ -208,9 +205,7 @@ public struct RecordedRequest: Sendable {
 }
 
 extension HTTPEngine {
-    /// The requests recorded in `path` by `FLEET_HTTP_RECORD` (see `RequestLog`).
-    public static func loadRecording(_ path: String) throws -> [HTTPRequest] { try RequestLog.load(path) }
-
-    /// The same with each request's chain and timing, for a replay as recorded.
+    /// The requests recorded in `path` by `FLEET_HTTP_RECORD`, each with its chain and timing (see
+    /// `RequestLog`): `fleet blast --replay` sends the requests, `--as-recorded` with their timing.
     public static func loadTimedRecording(_ path: String) throws -> [RecordedRequest] { try RequestLog.loadTimed(path) }
 }

@@ -138,7 +138,7 @@ final class EngineLeversTests: XCTestCase {
         ]
         let log = try XCTUnwrap(RequestLog(path: path, limit: 3))
         for r in sent { log.append(r) }
-        let back = try HTTPEngine.loadRecording(path)
+        let back = try HTTPEngine.loadTimedRecording(path).map(\.request)
         XCTAssertEqual(back.count, 3, "the limit stops the recording")
         for (a, b) in zip(sent, back) {
             XCTAssertEqual(a.method, b.method)
